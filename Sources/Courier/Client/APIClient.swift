@@ -1,0 +1,127 @@
+import Foundation
+
+/// Sends endpoints and routes: builds each request, passes it through the middlewares to the
+/// transport, validates the status and decodes the response.
+///
+/// ```swift
+/// let client = APIClient(baseURL: URL(string: "https://itunes.apple.com")!)
+/// let page = try await client.send(SearchSongs(term: "jack johnson"))
+/// let same = try await client.send(.get("search", query: [.init(name: "term", value: "jack johnson")],
+///                                       as: SearchPage.self))
+/// ```
+///
+/// The client is an immutable `Sendable` value: share one across tasks. Decoding runs on the task
+/// that calls `send`, never on a main actor or a shared queue, so concurrent calls decode in parallel.
+public struct APIClient: HTTPClient {
+    /// The URL that route paths are appended to.
+    public let baseURL: URL
+    /// The transport that performs each exchange.
+    public let transport: any HTTPTransport
+    /// The middlewares, outermost first.
+    public let middlewares: [any Middleware]
+    /// Decodes JSON responses and error bodies.
+    public let decoder: JSONDecoder
+    /// Encodes JSON request bodies.
+    public let encoder: JSONEncoder
+    /// Headers sent with every request unless the route sets the same name.
+    public let headers: HTTPHeaders
+
+    /// The headers sent by default: `Accept: application/json` and a `User-Agent` naming Courier.
+    public static let defaultHeaders: HTTPHeaders = [
+        .accept: "application/json",
+        .userAgent: "Courier/\(CourierVersion.current)",
+    ]
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The absolute http(s) URL that route paths are appended to.
+    ///   - transport: What performs each exchange; a new ``URLSessionTransport`` by default.
+    ///   - middlewares: Applied in this order to requests, and in reverse to responses.
+    ///   - decoder: Decodes JSON responses.
+    ///   - encoder: Encodes JSON bodies.
+    ///   - headers: Sent with every request unless the route sets the same name.
+    public init(
+        baseURL: URL,
+        transport: any HTTPTransport = URLSessionTransport(),
+        middlewares: [any Middleware] = [],
+        decoder: JSONDecoder = JSONDecoder(),
+        encoder: JSONEncoder = JSONEncoder(),
+        headers: HTTPHeaders = APIClient.defaultHeaders
+    ) {
+        self.baseURL = baseURL
+        self.transport = transport
+        self.middlewares = middlewares
+        self.decoder = decoder
+        self.encoder = encoder
+        self.headers = headers
+    }
+
+    /// Sends the endpoint's request and returns its decoded response.
+    ///
+    /// - Throws: ``APIError``, or `CancellationError` when the calling task is cancelled.
+    public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Response {
+        try await response(for: endpoint).value
+    }
+
+    /// Sends the endpoint's request and returns its decoded response together with the
+    /// ``HTTPResponse``, the request as finally sent, the number of attempts and the time taken.
+    ///
+    /// - Throws: ``APIError``, or `CancellationError` when the calling task is cancelled.
+    public func response<E: Endpoint>(for endpoint: E) async throws -> APIResponse<E.Response> {
+        let start = ContinuousClock.now
+        let request = try RequestBuilder.makeRequest(
+            for: endpoint, baseURL: baseURL, defaultHeaders: headers, encoder: encoder
+        )
+        let record = ExchangeRecord(request)
+        let response = try await exchange(request, record: record)
+        let sent = record.lastRequest
+        guard response.status.isSuccess else {
+            let body = try? decoder.decode(E.ErrorBody.self, from: response.body)
+            throw APIError(
+                .unacceptableStatus(response.status), message: "the server answered \(response.status)",
+                request: sent, response: response, errorBody: body
+            )
+        }
+        let value = try decode(response, for: endpoint, request: sent)
+        return APIResponse(
+            value: value, response: response, request: sent, attempts: record.attempts,
+            elapsed: ContinuousClock.now - start
+        )
+    }
+
+    private func decode<E: Endpoint>(_ response: HTTPResponse, for endpoint: E, request: HTTPRequest) throws
+        -> E.Response
+    {
+        do {
+            return try endpoint.decode(response, using: decoder)
+        } catch let error as APIError {
+            throw error.attaching(request: request, response: response)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            let message = DecodingDiagnosis.describe(
+                error, decoding: String(describing: E.Response.self), body: response.body
+            )
+            throw APIError(
+                .decoding, message: message, request: request, response: response, underlyingError: error
+            )
+        }
+    }
+
+    /// Runs the request through the middlewares, outermost first, down to the transport.
+    private func exchange(_ request: HTTPRequest, record: ExchangeRecord) async throws -> HTTPResponse {
+        let transport = self.transport
+        var next: @Sendable (HTTPRequest) async throws -> HTTPResponse = { request in
+            record.willSend(request)
+            return try await TransportCall.send(request, through: transport)
+        }
+        for middleware in middlewares.reversed() {
+            let inner = next
+            next = { request in
+                try await MiddlewareCall.intercept(request, with: middleware, next: inner)
+            }
+        }
+        return try await next(request)
+    }
+}

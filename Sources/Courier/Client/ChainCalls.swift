@@ -1,0 +1,60 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The innermost step of the chain: validate, call the transport, and make its errors ``APIError``s
+/// (so a network failure is never mistaken for a middleware's).
+enum TransportCall {
+    static func send(_ request: HTTPRequest, through transport: any HTTPTransport) async throws -> HTTPResponse {
+        try RequestValidation.validate(request)
+        do {
+            return try await transport.send(request)
+        } catch {
+            throw normalise(error, request: request)
+        }
+    }
+
+    /// `CancellationError` for anything that happened because the task was cancelled; otherwise an
+    /// ``APIError`` with the request attached.
+    static func normalise(_ error: any Error, request: HTTPRequest) -> any Error {
+        if error is CancellationError || Task.isCancelled {
+            return CancellationError()
+        }
+        if let error = error as? APIError {
+            return error.attaching(request: request)
+        }
+        if let error = error as? URLError {
+            if error.code == .cancelled { return CancellationError() }
+            return APIError(
+                .transport(TransportFailure(classifying: error)), message: URLErrorText.describe(error),
+                request: request, underlyingError: error
+            )
+        }
+        return APIError(.transport(.other), message: "\(error)", request: request, underlyingError: error)
+    }
+}
+
+/// One middleware step: errors of the middleware's own become ``APIError/Kind/middleware``.
+enum MiddlewareCall {
+    static func intercept(
+        _ request: HTTPRequest,
+        with middleware: any Middleware,
+        next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        do {
+            return try await middleware.intercept(request, next: next)
+        } catch let error as APIError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw APIError(
+                .middleware, message: "the middleware \(type(of: middleware)) failed: \(error)", request: request,
+                underlyingError: error
+            )
+        }
+    }
+}

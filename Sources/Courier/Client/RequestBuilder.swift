@@ -1,0 +1,93 @@
+import Foundation
+
+/// Builds the ``HTTPRequest`` for a route: URL from base + path + query, headers, encoded body.
+enum RequestBuilder {
+    static func makeRequest(
+        for route: some Route,
+        baseURL clientBaseURL: URL,
+        defaultHeaders: HTTPHeaders,
+        encoder: JSONEncoder
+    ) throws -> HTTPRequest {
+        let method = route.method
+        let baseURL = route.baseURL ?? clientBaseURL
+        let url = try makeURL(baseURL: baseURL, path: route.path, query: route.query, method: method)
+        var request = HTTPRequest(
+            method: method, url: url, headers: route.headers.adding(defaults: defaultHeaders), timeout: route.timeout
+        )
+        if let body = route.body {
+            do {
+                let (data, contentType) = try body.encoded(with: encoder)
+                request.body = data
+                if !request.headers.contains(.contentType) {
+                    request.headers[.contentType] = contentType
+                }
+            } catch {
+                throw APIError(
+                    .invalidRequest, message: "encoding the request body failed: \(error)", request: request,
+                    underlyingError: error
+                )
+            }
+        }
+        try RequestValidation.validate(request)
+        return request
+    }
+
+    static func makeURL(baseURL: URL, path: Path, query: [URLQueryItem], method: HTTPMethod) throws -> URL {
+        func invalid(_ message: String) -> APIError {
+            APIError(.invalidRequest, message: "\(method) \(Redaction.redact(baseURL)): \(message)")
+        }
+        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty
+        else {
+            throw invalid("the base URL must be an absolute http or https URL with a host")
+        }
+        if let problem = path.problem {
+            throw invalid(problem)
+        }
+        var basePath = components.percentEncodedPath
+        while basePath.hasSuffix("/") { basePath.removeLast() }
+        components.percentEncodedPath =
+            path.encoded.isEmpty ? basePath.isEmpty ? "/" : basePath : basePath + "/" + path.encoded
+        var queryParts: [String] = []
+        if let existing = components.percentEncodedQuery, !existing.isEmpty {
+            queryParts.append(existing)
+        }
+        if !query.isEmpty {
+            queryParts.append(PercentEncoding.encodeQuery(query.map { ($0.name, $0.value) }))
+        }
+        components.percentEncodedQuery = queryParts.isEmpty ? nil : queryParts.joined(separator: "&")
+        components.fragment = nil
+        guard let url = components.url, url.host == components.host else {
+            throw invalid("the path \"\(path.encoded)\" does not make a valid URL")
+        }
+        return url
+    }
+}
+
+/// The checks every request passes just before it reaches the transport, after every middleware:
+/// nothing unsafe is ever sent.
+enum RequestValidation {
+    static func validate(_ request: HTTPRequest) throws {
+        guard request.method.isValidToken else {
+            throw APIError(
+                .invalidRequest, message: "the method \"\(request.method)\" is not a valid HTTP method token",
+                request: request
+            )
+        }
+        let scheme = request.url.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https", let host = request.url.host, !host.isEmpty else {
+            throw APIError(
+                .invalidRequest, message: "only absolute http and https URLs can be sent", request: request
+            )
+        }
+        if let (field, reason) = request.headers.firstInvalidField() {
+            throw APIError(
+                .invalidRequest,
+                message:
+                    "the header \"\(field.name.rawName.debugDescription.dropFirst().dropLast())\" cannot be sent: \(reason)",
+                request: request
+            )
+        }
+    }
+}

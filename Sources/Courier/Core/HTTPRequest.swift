@@ -1,0 +1,38 @@
+import Foundation
+
+/// One HTTP request as middlewares and transports see it: fully built, with an absolute URL.
+///
+/// ``APIClient`` builds it from a ``Route``; a middleware may change it before passing it on.
+public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
+    /// The method.
+    public var method: HTTPMethod
+    /// The absolute URL, query included.
+    public var url: URL
+    /// The header fields, in order.
+    public var headers: HTTPHeaders
+    /// The body, or `nil` for none.
+    public var body: Data?
+    /// The longest this exchange may take from start to last byte, redirects included, or `nil`
+    /// for the transport's own default. Unlike URLSession's idle timeout, this is a hard deadline.
+    public var timeout: Duration?
+
+    /// Creates a request.
+    public init(
+        method: HTTPMethod = .get,
+        url: URL,
+        headers: HTTPHeaders = [:],
+        body: Data? = nil,
+        timeout: Duration? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// The method and the URL, secret query values redacted: `GET https://host/path?api_key=REDACTED`.
+    public var description: String {
+        "\(method) \(Redaction.redact(url))"
+    }
+}

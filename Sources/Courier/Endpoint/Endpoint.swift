@@ -1,0 +1,38 @@
+import Foundation
+
+/// A ``Route`` that names its response type and how to decode it, so `send` returns it typed.
+///
+/// ```swift
+/// struct SearchSongs: Endpoint {
+///     typealias Response = SearchPage
+///     typealias ErrorBody = ITunesError      // optional: the server's error body, typed
+///     let term: String
+///     var path: Path { "search" }
+///     var query: [URLQueryItem] { [.init(name: "term", value: term), .init(name: "media", value: "music")] }
+/// }
+///
+/// let page = try await client.send(SearchSongs(term: "jack johnson"))
+/// ```
+///
+/// Decoding defaults: a `Decodable` response is decoded as JSON with the client's `JSONDecoder`;
+/// a `Data` response is the body as it came (never JSON-decoded); a `String` response is the body
+/// decoded with the charset of its `Content-Type` (UTF-8 by default); ``EmptyResponse`` ignores the
+/// body (for 204, 205 and `HEAD`). Any other response type implements ``decode(_:using:)``.
+public protocol Endpoint<Response>: Route {
+    /// What a successful call returns.
+    associatedtype Response: Sendable
+    /// What the server sends back on a non-2xx status. The client decodes it (best effort) and
+    /// ``APIError/errorBody(as:)`` returns it. ``ServerMessage`` by default, which finds the message
+    /// in the shapes most APIs use.
+    associatedtype ErrorBody: ServerErrorBody = ServerMessage
+
+    /// Turns a successful response into the value. Throw to fail the call with a decoding error.
+    func decode(_ response: HTTPResponse, using decoder: JSONDecoder) throws -> Response
+}
+
+extension Endpoint where Response: Decodable {
+    /// Decodes the body by the defaults described on ``Endpoint``.
+    public func decode(_ response: HTTPResponse, using decoder: JSONDecoder) throws -> Response {
+        try ResponseDecoding.decode(Response.self, from: response, using: decoder)
+    }
+}

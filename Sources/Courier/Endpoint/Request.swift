@@ -1,0 +1,148 @@
+import Foundation
+
+/// An endpoint defined inline, without declaring a type: a route plus the response it decodes to.
+///
+/// ```swift
+/// let page = try await client.send(.get("search", query: [.init(name: "term", value: "jack johnson")],
+///                                       as: SearchPage.self))
+/// let created = try await client.send(.post("comments", body: NewComment(text: "Hi"), as: Comment.self))
+/// let raw: Data = try await client.send(.get("avatar.png", as: Data.self))
+/// ```
+public struct Request<Response: Sendable>: Endpoint {
+    /// The method.
+    public var method: HTTPMethod
+    /// The path, relative to the base URL.
+    public var path: Path
+    /// The query items.
+    public var query: [URLQueryItem]
+    /// The headers.
+    public var headers: HTTPHeaders
+    /// The body.
+    public var body: RequestBody?
+    /// The timeout for this call.
+    public var timeout: Duration?
+    /// The base URL for this call, replacing the client's.
+    public var baseURL: URL?
+
+    private let decodeResponse: @Sendable (HTTPResponse, JSONDecoder) throws -> Response
+
+    /// Creates a request that decodes its response with a closure of your own.
+    public init(
+        method: HTTPMethod = .get,
+        path: Path,
+        query: [URLQueryItem] = [],
+        headers: HTTPHeaders = [:],
+        body: RequestBody? = nil,
+        timeout: Duration? = nil,
+        baseURL: URL? = nil,
+        decode: @escaping @Sendable (HTTPResponse, JSONDecoder) throws -> Response
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.baseURL = baseURL
+        self.decodeResponse = decode
+    }
+
+    /// Decodes with the closure given at creation.
+    public func decode(_ response: HTTPResponse, using decoder: JSONDecoder) throws -> Response {
+        try decodeResponse(response, decoder)
+    }
+}
+
+extension Request where Response: Decodable {
+    /// Creates a request whose response is decoded by the ``Endpoint`` defaults.
+    public init(
+        method: HTTPMethod = .get,
+        path: Path,
+        query: [URLQueryItem] = [],
+        headers: HTTPHeaders = [:],
+        body: RequestBody? = nil,
+        timeout: Duration? = nil,
+        baseURL: URL? = nil,
+        as type: Response.Type = Response.self
+    ) {
+        self.init(
+            method: method, path: path, query: query, headers: headers, body: body, timeout: timeout,
+            baseURL: baseURL
+        ) { response, decoder in
+            try ResponseDecoding.decode(Response.self, from: response, using: decoder)
+        }
+    }
+}
+
+extension Endpoint {
+    /// A `GET` request decoding to `type`.
+    public static func get<Value: Decodable & Sendable>(
+        _ path: Path,
+        query: [URLQueryItem] = [],
+        headers: HTTPHeaders = [:],
+        as type: Value.Type
+    ) -> Self where Self == Request<Value> {
+        Request(method: .get, path: path, query: query, headers: headers, as: type)
+    }
+
+    /// A `POST` request with a JSON body, decoding to `type`.
+    public static func post<Value: Decodable & Sendable>(
+        _ path: Path,
+        body: some Encodable & Sendable,
+        query: [URLQueryItem] = [],
+        headers: HTTPHeaders = [:],
+        as type: Value.Type
+    ) -> Self where Self == Request<Value> {
+        Request(method: .post, path: path, query: query, headers: headers, body: .json(body), as: type)
+    }
+
+    /// A `PUT` request with a JSON body, decoding to `type`.
+    public static func put<Value: Decodable & Sendable>(
+        _ path: Path,
+        body: some Encodable & Sendable,
+        query: [URLQueryItem] = [],
+        headers: HTTPHeaders = [:],
+        as type: Value.Type
+    ) -> Self where Self == Request<Value> {
+        Request(method: .put, path: path, query: query, headers: headers, body: .json(body), as: type)
+    }
+
+    /// A `PATCH` request with a JSON body, decoding to `type`.
+    public static func patch<Value: Decodable & Sendable>(
+        _ path: Path,
+        body: some Encodable & Sendable,
+        query: [URLQueryItem] = [],
+        headers: HTTPHeaders = [:],
+        as type: Value.Type
+    ) -> Self where Self == Request<Value> {
+        Request(method: .patch, path: path, query: query, headers: headers, body: .json(body), as: type)
+    }
+
+    /// A `DELETE` request, decoding to `type`.
+    public static func delete<Value: Decodable & Sendable>(
+        _ path: Path,
+        query: [URLQueryItem] = [],
+        headers: HTTPHeaders = [:],
+        as type: Value.Type
+    ) -> Self where Self == Request<Value> {
+        Request(method: .delete, path: path, query: query, headers: headers, as: type)
+    }
+
+    /// A `DELETE` request whose answer has no body that matters.
+    public static func delete(
+        _ path: Path,
+        query: [URLQueryItem] = [],
+        headers: HTTPHeaders = [:]
+    ) -> Self where Self == Request<EmptyResponse> {
+        Request(method: .delete, path: path, query: query, headers: headers, as: EmptyResponse.self)
+    }
+
+    /// A `HEAD` request: only the status and headers matter.
+    public static func head(
+        _ path: Path,
+        query: [URLQueryItem] = [],
+        headers: HTTPHeaders = [:]
+    ) -> Self where Self == Request<EmptyResponse> {
+        Request(method: .head, path: path, query: query, headers: headers, as: EmptyResponse.self)
+    }
+}

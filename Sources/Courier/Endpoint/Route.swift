@@ -1,0 +1,63 @@
+import Foundation
+
+/// Describes one API call (method, path, query, headers, body) without saying what it returns.
+///
+/// Every requirement but ``path`` has a default, so a conforming type writes only what differs.
+/// An enum with one case per call describes a whole API in one place (the router style):
+///
+/// ```swift
+/// enum Store: Route {
+///     case search(term: String, limit: Int)
+///     case app(id: Int)
+///
+///     var path: Path {
+///         switch self {
+///         case .search: "search"
+///         case .app(let id): "apps/\(id)"
+///         }
+///     }
+///
+///     var query: [URLQueryItem] {
+///         switch self {
+///         case .search(let term, let limit): [.init(name: "term", value: term), .init(name: "limit", value: "\(limit)")]
+///         case .app: []
+///         }
+///     }
+/// }
+///
+/// let page = try await client.send(Store.search(term: "rock & roll", limit: 25), as: SearchPage.self)
+/// ```
+///
+/// Use a route when one type describes many calls with different responses; use an ``Endpoint``
+/// when the call should name its own response type, so that `send` needs no `as:`.
+public protocol Route: Sendable {
+    /// The method; `GET` by default.
+    var method: HTTPMethod { get }
+    /// The path, appended to the base URL's path. Interpolated values are encoded as one segment.
+    var path: Path { get }
+    /// The query items, in order; repeated names are allowed. Empty by default.
+    var query: [URLQueryItem] { get }
+    /// Headers for this call; they replace the client's default headers of the same name.
+    var headers: HTTPHeaders { get }
+    /// The body; none by default.
+    var body: RequestBody? { get }
+    /// The longest this call may take, overriding the transport's default; `nil` by default.
+    var timeout: Duration? { get }
+    /// A base URL that replaces the client's for this call; `nil` by default.
+    var baseURL: URL? { get }
+}
+
+extension Route {
+    /// `GET`.
+    public var method: HTTPMethod { .get }
+    /// No query items.
+    public var query: [URLQueryItem] { [] }
+    /// No headers of the route's own.
+    public var headers: HTTPHeaders { [:] }
+    /// No body.
+    public var body: RequestBody? { nil }
+    /// The transport's default timeout.
+    public var timeout: Duration? { nil }
+    /// The client's base URL.
+    public var baseURL: URL? { nil }
+}

@@ -1,0 +1,38 @@
+/// Why an HTTP exchange failed before a complete response arrived.
+///
+/// An open set of named causes, so transports can add their own without breaking `switch`es.
+/// Compare with `==`, or match in a pattern: `case .transport(.timedOut)`.
+public struct TransportFailure: Hashable, Sendable, CustomStringConvertible {
+    /// A short name of the cause, e.g. `timedOut`.
+    public let name: String
+
+    /// Creates a cause; prefer the predefined ones.
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    /// The cause's name.
+    public var description: String { name }
+
+    /// No connection could be made: refused, unreachable, no network, or the host name did not resolve.
+    public static let cannotConnect = TransportFailure("cannotConnect")
+    /// The deadline or the idle timeout passed before the response was complete.
+    public static let timedOut = TransportFailure("timedOut")
+    /// The connection closed or reset before the response was complete.
+    public static let connectionLost = TransportFailure("connectionLost")
+    /// The server redirected more times than the transport's limit allows.
+    public static let tooManyRedirects = TransportFailure("tooManyRedirects")
+    /// A redirect would have left HTTPS for plain HTTP.
+    public static let insecureRedirect = TransportFailure("insecureRedirect")
+    /// A redirect the transport refuses to follow: no or a bad `Location`, a scheme other than HTTP(S),
+    /// or a request body that would be sent on to another origin.
+    public static let invalidRedirect = TransportFailure("invalidRedirect")
+    /// TLS failed: handshake, certificate or trust.
+    public static let tls = TransportFailure("tls")
+    /// The server's reply was not valid HTTP (garbage status line, bad framing or encoding).
+    public static let badResponse = TransportFailure("badResponse")
+    /// The response body was larger than the transport's limit.
+    public static let responseTooLarge = TransportFailure("responseTooLarge")
+    /// Anything else the transport reported.
+    public static let other = TransportFailure("other")
+}

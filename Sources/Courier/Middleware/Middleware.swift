@@ -1,0 +1,29 @@
+/// A step between the client and the transport that may change the request, the response, or both.
+///
+/// Middlewares run in array order on the way out and in reverse order on the way back. One may
+/// call `next` zero times (answer from a cache), once, or several times (retry, refresh a token and
+/// replay).
+///
+/// ```swift
+/// struct RequestID: Middleware {
+///     func intercept(
+///         _ request: HTTPRequest,
+///         next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+///     ) async throws -> HTTPResponse {
+///         var request = request
+///         request.headers[.init("X-Request-ID")] = UUID().uuidString
+///         return try await next(request)
+///     }
+/// }
+/// ```
+///
+/// Errors thrown by `next` are already ``APIError``s (a transport failure stays a transport
+/// failure); any other error a middleware throws reaches the caller as
+/// ``APIError/Kind/middleware``.
+public protocol Middleware: Sendable {
+    /// Handles one request, calling `next` to pass it on down the chain.
+    func intercept(
+        _ request: HTTPRequest,
+        next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse
+}

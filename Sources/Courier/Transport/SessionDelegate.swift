@@ -1,0 +1,90 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The session's delegate: routes each task's callbacks to its ``URLSessionExchange``.
+///
+/// `@unchecked Sendable`: its only mutable state, `exchanges`, is read and written only while
+/// `lock` is held.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private static let httpAuthenticationMethods: Set<String> = [
+        NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+        NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate, NSURLAuthenticationMethodHTMLForm,
+    ]
+
+    private let lock = NSLock()
+    private var exchanges: [Int: URLSessionExchange] = [:]
+
+    func register(_ exchange: URLSessionExchange, for task: URLSessionTask) {
+        lock.lock()
+        exchanges[task.taskIdentifier] = exchange
+        lock.unlock()
+    }
+
+    @discardableResult
+    func unregister(_ task: URLSessionTask) -> URLSessionExchange? {
+        lock.lock()
+        defer { lock.unlock() }
+        return exchanges.removeValue(forKey: task.taskIdentifier)
+    }
+
+    private func exchange(for task: URLSessionTask) -> URLSessionExchange? {
+        lock.lock()
+        defer { lock.unlock() }
+        return exchanges[task.taskIdentifier]
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let accepted = exchange(for: dataTask)?.receive(response) ?? false
+        completionHandler(accepted ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if exchange(for: dataTask)?.append(data) == false {
+            dataTask.cancel()
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        // Courier follows redirects itself (RedirectPolicy), the same way on every platform.
+        completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        guard Self.httpAuthenticationMethods.contains(challenge.protectionSpace.authenticationMethod) else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        // An HTTP authentication challenge (a 401 with WWW-Authenticate): credentials are the auth
+        // middleware's job, so hand the 401 back. Linux's default handling waits forever; declining
+        // ends the task as "cancelled" with the 401 as its response, which the exchange reads back.
+        #if canImport(FoundationNetworking)
+            exchange(for: task)?.noteDeclinedChallenge()
+            completionHandler(.rejectProtectionSpace, nil)
+        #else
+            completionHandler(.performDefaultHandling, nil)
+        #endif
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        unregister(task)?.complete(task: task, error: error)
+    }
+}

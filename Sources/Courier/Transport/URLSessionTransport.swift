@@ -1,0 +1,152 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The default transport: one `URLSession`, made correct on Linux as well as on Apple platforms.
+///
+/// On top of what URLSession does it:
+/// - follows redirects itself, under one ``RedirectPolicy`` on every platform (Linux's URLSession
+///   would carry `Authorization`, cookies and API keys to another origin);
+/// - enforces a whole-exchange deadline of its own (URLSession's timeout is an idle timeout, in
+///   whole seconds on Linux, which a slowly dripping body can outlive forever);
+/// - never hangs on a `401` with `WWW-Authenticate` (Linux's URLSession waits forever for a
+///   credential): the challenge is declined and the 401 comes back as a response;
+/// - stops reading a body larger than ``Configuration/maximumResponseSize`` (decompressed bytes);
+/// - cancels the underlying task as soon as the calling Swift task is cancelled, and reports
+///   `CancellationError`.
+///
+/// ```swift
+/// let transport = URLSessionTransport(configuration: .init(timeout: .seconds(10)))
+/// let client = APIClient(baseURL: url, transport: transport)
+/// ```
+public final class URLSessionTransport: HTTPTransport {
+    /// The transport's settings.
+    public struct Configuration: Sendable {
+        /// The longest one exchange may take, redirects included, unless the request sets its own
+        /// ``HTTPRequest/timeout``. Sub-second values work. 60 seconds by default.
+        public var timeout: Duration
+        /// The longest the connection may stay silent (URLSession's `timeoutInterval`; whole seconds,
+        /// rounded up). 60 seconds by default.
+        public var idleTimeout: Duration
+        /// How redirects are followed.
+        public var redirects: RedirectPolicy
+        /// The largest response body, after decompression, that is read into memory; a larger one
+        /// fails with ``TransportFailure/responseTooLarge``. 100 MiB by default.
+        public var maximumResponseSize: Int
+
+        /// Creates a configuration.
+        public init(
+            timeout: Duration = .seconds(60),
+            idleTimeout: Duration = .seconds(60),
+            redirects: RedirectPolicy = .default,
+            maximumResponseSize: Int = 100 * 1024 * 1024
+        ) {
+            self.timeout = timeout
+            self.idleTimeout = idleTimeout
+            self.redirects = redirects
+            self.maximumResponseSize = maximumResponseSize
+        }
+    }
+
+    /// The transport's settings.
+    public let configuration: Configuration
+    private let session: URLSession
+    private let delegate: SessionDelegate
+
+    /// Creates a transport with its own `URLSession`.
+    ///
+    /// - Parameters:
+    ///   - configuration: Timeouts, redirects and size limit.
+    ///   - sessionConfiguration: The session's settings; by default an ephemeral configuration
+    ///     without `URLCache` (caching belongs to Courier's own cache middleware). Its
+    ///     `protocolClasses` can carry a `URLProtocol` for tests.
+    public init(configuration: Configuration = Configuration(), sessionConfiguration: URLSessionConfiguration? = nil) {
+        self.configuration = configuration
+        let sessionConfiguration = sessionConfiguration ?? Self.defaultSessionConfiguration()
+        delegate = SessionDelegate()
+        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    private static func defaultSessionConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return configuration
+    }
+
+    /// Sends the request, following redirects by ``Configuration/redirects``.
+    ///
+    /// - Throws: ``APIError`` with kind ``APIError/Kind/transport(_:)``, or `CancellationError`.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let timeout = request.timeout ?? configuration.timeout
+        let deadline = ContinuousClock.now + timeout
+        var current = request
+        var redirects = 0
+        while true {
+            var response = try await exchange(current, deadline: deadline, timeout: timeout)
+            guard
+                let next = try configuration.redirects.nextRequest(
+                    after: response, to: current, redirectsSoFar: redirects
+                )
+            else {
+                response.redirectCount = redirects
+                return response
+            }
+            current = next
+            redirects += 1
+        }
+    }
+
+    /// One request and its response, no redirects followed.
+    private func exchange(
+        _ request: HTTPRequest,
+        deadline: ContinuousClock.Instant,
+        timeout: Duration
+    ) async throws -> HTTPResponse {
+        let remaining = deadline - ContinuousClock.now
+        guard remaining > .zero else {
+            throw URLSessionExchange.timeoutError(request, timeout: timeout)
+        }
+        let task = session.dataTask(with: makeURLRequest(request))
+        let exchange = URLSessionExchange(
+            request: request, timeout: timeout, maximumResponseSize: configuration.maximumResponseSize
+        )
+        delegate.register(exchange, for: task)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if exchange.start(continuation) {
+                    exchange.armDeadline(after: remaining) { task.cancel() }
+                    task.resume()
+                } else {
+                    delegate.unregister(task)
+                    task.cancel()
+                }
+            }
+        } onCancel: {
+            exchange.finish(.failure(CancellationError()))
+            task.cancel()
+        }
+    }
+
+    private func makeURLRequest(_ request: HTTPRequest) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        // Only the setter counts on Linux, and it truncates to whole seconds (below 1 s it fires at
+        // once): round up, and leave sub-second precision to the deadline.
+        urlRequest.timeoutInterval = max(
+            1,
+            (Double(configuration.idleTimeout.components.seconds)
+                + Double(configuration.idleTimeout.components.attoseconds) / 1e18).rounded(.up))
+        for field in request.headers {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+        }
+        urlRequest.httpBody = request.body
+        return urlRequest
+    }
+}

@@ -1,0 +1,176 @@
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A transport that answers from rules instead of the network, and records every request: for
+/// unit tests, previews and offline modes.
+///
+/// ```swift
+/// let transport = StubTransport()
+///     .on(.get, "/search", .json(page))
+///     .on(.post, "/comments", .status(.created))
+/// let client = APIClient(baseURL: URL(string: "https://api.example.com")!, transport: transport)
+/// _ = try await client.send(SearchSongs(term: "x"))
+/// #expect(transport.requests.first?.url.query == "term=x")
+/// ```
+///
+/// Rules are tried in the order they were added. A rule with several responses answers with them
+/// in turn and then repeats the last (handy for retry tests). A request that no rule matches fails
+/// with ``UnmatchedRequest``, whose description names the request and the rules there are, so the
+/// test that sent it fails loudly.
+public final class StubTransport: HTTPTransport, @unchecked Sendable {
+    // `@unchecked Sendable`: `rules` and `recorded` are only read or written while `lock` is held;
+    // everything else is immutable.
+
+    /// The error for a request that no rule matches.
+    public struct UnmatchedRequest: Error, CustomStringConvertible {
+        /// The request that matched no rule.
+        public let request: HTTPRequest
+        /// The rules the transport had, described.
+        public let rules: [String]
+
+        /// Names the request (method, URL and headers) and the rules.
+        public var description: String {
+            let headers = request.headers.description.replacingOccurrences(of: "\n", with: "; ")
+            let known = rules.isEmpty ? "no rules" : "rules: " + rules.joined(separator: ", ")
+            return "StubTransport has no rule for \(request) [\(headers)]; \(known)"
+        }
+    }
+
+    private final class Rule: @unchecked Sendable {
+        // `@unchecked Sendable`: `next` is only touched while the owning transport's lock is held.
+        let label: String
+        let matches: @Sendable (HTTPRequest) -> Bool
+        let answer: @Sendable (HTTPRequest) async throws -> StubResponse
+        let responses: [StubResponse]
+        var next = 0
+
+        init(
+            label: String,
+            matches: @escaping @Sendable (HTTPRequest) -> Bool,
+            responses: [StubResponse] = [],
+            answer: (@Sendable (HTTPRequest) async throws -> StubResponse)? = nil
+        ) {
+            self.label = label
+            self.matches = matches
+            self.responses = responses
+            self.answer = answer ?? { _ in throw CancellationError() }
+        }
+    }
+
+    private let lock = NSLock()
+    private var rules: [Rule] = []
+    private var recorded: [HTTPRequest] = []
+
+    /// Creates a transport with no rules.
+    public init() {}
+
+    /// Answers requests with this method and URL path with `responses`, in turn, repeating the last.
+    ///
+    /// The path is compared as it is on the wire, percent-encoded (`"/files/a%2Fb"`), without the
+    /// query; `"*"` matches any path.
+    @discardableResult
+    public func on(_ method: HTTPMethod, _ path: String, _ responses: StubResponse...) -> StubTransport {
+        precondition(!responses.isEmpty, "StubTransport.on needs at least one response")
+        let wanted = path.hasPrefix("/") || path == "*" ? path : "/" + path
+        add(
+            Rule(
+                label: "\(method) \(wanted)", matches: { Self.request($0, has: method, path: wanted) },
+                responses: responses))
+        return self
+    }
+
+    /// Answers requests that `matches` accepts with `responses`, in turn, repeating the last.
+    @discardableResult
+    public func on(
+        _ description: String = "custom rule",
+        where matches: @escaping @Sendable (HTTPRequest) -> Bool,
+        _ responses: StubResponse...
+    ) -> StubTransport {
+        precondition(!responses.isEmpty, "StubTransport.on needs at least one response")
+        add(Rule(label: description, matches: matches, responses: responses))
+        return self
+    }
+
+    /// Answers requests with this method and path by calling `respond`, which sees the request.
+    @discardableResult
+    public func on(
+        _ method: HTTPMethod,
+        _ path: String,
+        respond: @escaping @Sendable (HTTPRequest) async throws -> StubResponse
+    ) -> StubTransport {
+        let wanted = path.hasPrefix("/") || path == "*" ? path : "/" + path
+        add(
+            Rule(
+                label: "\(method) \(wanted)", matches: { Self.request($0, has: method, path: wanted) }, answer: respond)
+        )
+        return self
+    }
+
+    /// Every request received, in order.
+    public var requests: [HTTPRequest] {
+        lock.lock()
+        defer { lock.unlock() }
+        return recorded
+    }
+
+    /// The requests received for a URL path (percent-encoded, as in ``on(_:_:_:)``).
+    public func requests(to path: String) -> [HTTPRequest] {
+        let wanted = path.hasPrefix("/") ? path : "/" + path
+        return requests.filter { Self.encodedPath(of: $0) == wanted }
+    }
+
+    /// Answers from the first matching rule.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let (rule, canned) = match(request)
+        guard let rule else {
+            throw UnmatchedRequest(request: request, rules: canned)
+        }
+        let stub: StubResponse
+        if let index = rule.index {
+            stub = rule.rule.responses[index]
+        } else {
+            stub = try await rule.rule.answer(request)
+        }
+        if let delay = stub.delay {
+            try await Task.sleep(for: delay)
+        }
+        switch stub.outcome {
+        case .failure(let error):
+            throw error
+        case .response(let status, let headers, let body):
+            return HTTPResponse(status: status, headers: headers, body: try body(), url: request.url)
+        }
+    }
+
+    private func add(_ rule: Rule) {
+        lock.lock()
+        rules.append(rule)
+        lock.unlock()
+    }
+
+    /// Records the request and picks the rule (and which of its canned responses) that answers it.
+    private func match(_ request: HTTPRequest) -> (rule: (rule: Rule, index: Int?)?, labels: [String]) {
+        lock.lock()
+        defer { lock.unlock() }
+        recorded.append(request)
+        guard let rule = rules.first(where: { $0.matches(request) }) else {
+            return (nil, rules.map(\.label))
+        }
+        guard !rule.responses.isEmpty else { return ((rule, nil), []) }
+        let index = min(rule.next, rule.responses.count - 1)
+        rule.next += 1
+        return ((rule, index), [])
+    }
+
+    private static func request(_ request: HTTPRequest, has method: HTTPMethod, path: String) -> Bool {
+        request.method == method && (path == "*" || encodedPath(of: request) == path)
+    }
+
+    private static func encodedPath(of request: HTTPRequest) -> String {
+        URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? request.url.path
+    }
+}
