@@ -1,0 +1,186 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What httpbin echoes back from `/get`, `/anything`, `/headers` and `/post`.
+private struct Echo: Decodable, Sendable {
+    let args: [String: String]?
+    let headers: [String: String]
+    let url: String?
+    let json: [String: String]?
+    let gzipped: Bool?
+    let deflated: Bool?
+}
+
+@Suite(
+    "URLSessionTransport against httpbin",
+    .enabled(if: LocalServers.httpbin != nil, "start the tests with scripts/test"),
+    .timeLimit(.minutes(1))
+)
+struct HTTPBinTests {
+    let client = APIClient(baseURL: LocalServers.httpbin ?? URL(string: "http://127.0.0.1:9")!)
+
+    @Test("tricky query values arrive intact")
+    func queryRoundTrip() async throws {
+        let values = ["a+b", "x&y=z", "#frag", "100%", "what?", "a/b", "rock & roll", "🎸 emoji", "line\nbreak", "é"]
+        let query = values.enumerated().map { URLQueryItem(name: "v\($0.offset)", value: $0.element) }
+
+        let echo = try await client.send(.get("get", query: query, as: Echo.self))
+
+        for (index, value) in values.enumerated() {
+            #expect(echo.args?["v\(index)"] == value)
+        }
+    }
+
+    @Test("a JSON body is echoed")
+    func jsonEcho() async throws {
+        let echo = try await client.send(.post("post", body: ["name": "Courier", "q": "a&b=c"], as: Echo.self))
+
+        #expect(echo.json == ["name": "Courier", "q": "a&b=c"])
+        #expect(echo.headers["Content-Type"] == "application/json")
+    }
+
+    @Test("default and route headers are sent")
+    func headers() async throws {
+        let echo = try await client.send(.get("headers", headers: ["X-Courier-Test": "1"], as: Echo.self))
+
+        #expect(echo.headers["Accept"] == "application/json")
+        #expect(echo.headers["User-Agent"]?.hasPrefix("Courier/") == true)
+        #expect(echo.headers["X-Courier-Test"] == "1")
+    }
+
+    @Test("404 and 500 are typed errors carrying the response", arguments: [404, 500])
+    func statusErrors(code: Int) async throws {
+        let error = try #require(
+            await #expect(throws: APIError.self) { try await client.send(.get("status/\(code)", as: Data.self)) })
+
+        #expect(error.kind == .unacceptableStatus(HTTPStatus(code: code)))
+        #expect(error.response?.status.code == code)
+        #expect(error.description.contains("GET \(LocalServers.httpbin!.absoluteString)/status/\(code) → \(code)"))
+    }
+
+    @Test("/status/204 decodes as EmptyResponse")
+    func noContent() async throws {
+        #expect(try await client.send(.get("status/204", as: EmptyResponse.self)) == EmptyResponse())
+    }
+
+    @Test("/redirect/3 is followed to the end")
+    func redirects() async throws {
+        let result = try await client.response(for: .get("redirect/3", as: Echo.self))
+
+        #expect(result.response.redirectCount == 3)
+        #expect(result.response.url?.path == "/get")
+    }
+
+    @Test("/redirect/25 stops at the limit of 10")
+    func redirectLimit() async throws {
+        let error = try #require(
+            await #expect(throws: APIError.self) { try await client.send(.get("redirect/25", as: Data.self)) })
+
+        #expect(error.kind == .transport(.tooManyRedirects))
+    }
+
+    @Test("a cross-origin redirect arrives without Authorization; a same-origin one keeps it")
+    func crossOriginRedirect() async throws {
+        let other = try #require(LocalServers.httpbinOtherOrigin)
+        let headers: HTTPHeaders = [
+            .authorization: "Bearer sentinel-token", .cookie: "session=sentinel", "X-Api-Key": "k",
+        ]
+
+        let crossed = try await client.send(
+            .get(
+                "redirect-to", query: [.init(name: "url", value: other.appending(path: "headers").absoluteString)],
+                headers: headers, as: Echo.self)
+        )
+        let stayed = try await client.send(
+            .get("redirect-to", query: [.init(name: "url", value: "/headers")], headers: headers, as: Echo.self)
+        )
+
+        #expect(crossed.headers["Host"]?.hasPrefix("localhost") == true)
+        #expect(crossed.headers["Authorization"] == nil)
+        #expect(crossed.headers["Cookie"] == nil)
+        #expect(crossed.headers["X-Api-Key"] == nil)
+        #expect(stayed.headers["Authorization"] == "Bearer sentinel-token")
+    }
+
+    @Test("/delay/5 with a 0.5 s deadline fails as timed out within 1.5 s")
+    func deadline() async throws {
+        let start = ContinuousClock.now
+
+        let error = try #require(
+            await #expect(throws: APIError.self) {
+                try await client.send(Request(path: "delay/5", timeout: .milliseconds(500), as: Data.self))
+            }
+        )
+
+        #expect(error.kind == .transport(.timedOut))
+        #expect(ContinuousClock.now - start < .milliseconds(1500))
+    }
+
+    @Test("a dripping body cannot outlive the deadline")
+    func drippingBody() async throws {
+        let start = ContinuousClock.now
+        let query: [URLQueryItem] = [.init(name: "duration", value: "5"), .init(name: "numbytes", value: "10")]
+
+        let error = try #require(
+            await #expect(throws: APIError.self) {
+                try await client.send(Request(path: "drip", query: query, timeout: .milliseconds(1500), as: Data.self))
+            }
+        )
+
+        #expect(error.kind == .transport(.timedOut))
+        #expect(ContinuousClock.now - start < .milliseconds(2500))
+    }
+
+    @Test("/basic-auth without credentials answers 401 promptly")
+    func basicAuthWithoutCredentials() async throws {
+        let start = ContinuousClock.now
+
+        let error = try #require(
+            await #expect(throws: APIError.self) { try await client.send(.get("basic-auth/user/pass", as: Data.self)) })
+
+        #expect(error.kind == .unacceptableStatus(.unauthorized))
+        #expect(error.response?.headers[.wwwAuthenticate]?.hasPrefix("Basic") == true)
+        #expect(ContinuousClock.now - start < .seconds(2))
+    }
+
+    @Test("/basic-auth with credentials and /bearer with a token succeed")
+    func credentials() async throws {
+        let basic = "Basic " + Data("user:pass".utf8).base64EncodedString()
+        _ = try await client.send(.get("basic-auth/user/pass", headers: [.authorization: basic], as: Data.self))
+        _ = try await client.send(.get("bearer", headers: [.authorization: "Bearer t0ken"], as: Data.self))
+    }
+
+    @Test("gzip and deflate bodies are decoded")
+    func compression() async throws {
+        #expect(try await client.send(.get("gzip", as: Echo.self)).gzipped == true)
+        #expect(try await client.send(.get("deflate", as: Echo.self)).deflated == true)
+    }
+
+    @Test("cancelling /delay/10 surfaces CancellationError within 100 ms")
+    func cancellation() async throws {
+        let client = self.client
+        let task = Task { try await client.send(.get("delay/10", as: Data.self)) }
+        try await Task.sleep(for: .milliseconds(300))
+
+        let start = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(ContinuousClock.now - start < .milliseconds(100))
+    }
+
+    @Test("a closed port fails as cannotConnect")
+    func cannotConnect() async throws {
+        let client = APIClient(baseURL: URL(string: "http://127.0.0.1:9")!)
+
+        let error = try #require(
+            await #expect(throws: APIError.self) { try await client.send(.get("x", as: Data.self)) })
+
+        #expect(error.kind == .transport(.cannotConnect))
+        #expect(error.description.hasPrefix("GET http://127.0.0.1:9/x failed (cannotConnect): "))
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+/// The local servers the test script starts (see `scripts/test`), found through the environment.
+enum LocalServers {
+    /// httpbin on 127.0.0.1, e.g. `http://127.0.0.1:40123`.
+    static let httpbin: URL? = ProcessInfo.processInfo.environment["COURIER_HTTPBIN_URL"].flatMap(URL.init(string:))
+
+    /// Whether the run must have the servers (the test script sets this, so CI can never pass by skipping).
+    static let areRequired = ProcessInfo.processInfo.environment["COURIER_REQUIRE_SERVERS"] == "1"
+
+    /// The same server under the name `localhost`: another origin for cross-origin redirects.
+    static var httpbinOtherOrigin: URL? {
+        guard let httpbin, var components = URLComponents(url: httpbin, resolvingAgainstBaseURL: false) else {
+            return nil
+        }
+        components.host = "localhost"
+        return components.url
+    }
+}
+
+@Suite("Local servers")
+struct LocalServerTests {
+    @Test("the servers are configured whenever the test script runs")
+    func configured() {
+        if LocalServers.areRequired {
+            #expect(LocalServers.httpbin != nil, "COURIER_HTTPBIN_URL is not set: start the tests with scripts/test")
+        }
+    }
+}
