@@ -82,11 +82,9 @@ enum RequestValidation {
             )
         }
         if let (field, reason) = request.headers.firstInvalidField() {
+            let name = field.name.rawName.unicodeScalars.map { $0.escaped(asASCII: true) }.joined()
             throw APIError(
-                .invalidRequest,
-                message:
-                    "the header \"\(field.name.rawName.debugDescription.dropFirst().dropLast())\" cannot be sent: \(reason)",
-                request: request
+                .invalidRequest, message: "the header \"\(name)\" cannot be sent: \(reason)", request: request
             )
         }
     }

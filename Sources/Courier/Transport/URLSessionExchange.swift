@@ -53,8 +53,7 @@ final class URLSessionExchange: @unchecked Sendable {
         if !finished { deadlineTimer = timer }
         lock.unlock()
         guard !finished else { return }
-        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: timer)
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay.timeInterval, execute: timer)
     }
 
     /// Finishes the exchange with `result` unless it has finished already.
@@ -164,9 +163,16 @@ final class URLSessionExchange: @unchecked Sendable {
 /// Durations as people read them: `0.5 seconds`, `1 second`.
 enum DurationText {
     static func seconds(_ duration: Duration) -> String {
-        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let value = duration.timeInterval
         let text = value == value.rounded() ? String(Int(value)) : String(format: "%.3g", value)
         return "\(text) second\(value == 1 ? "" : "s")"
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as Foundation and Dispatch take it.
+    var timeInterval: TimeInterval {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
 

@@ -139,10 +139,7 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpMethod = request.method.rawValue
         // Only the setter counts on Linux, and it truncates to whole seconds (below 1 s it fires at
         // once): round up, and leave sub-second precision to the deadline.
-        urlRequest.timeoutInterval = max(
-            1,
-            (Double(configuration.idleTimeout.components.seconds)
-                + Double(configuration.idleTimeout.components.attoseconds) / 1e18).rounded(.up))
+        urlRequest.timeoutInterval = max(1, configuration.idleTimeout.timeInterval.rounded(.up))
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
         }
