@@ -33,7 +33,7 @@ struct SearchSongs: Endpoint {
     let limit: Int
 
     var path: Path { "search" }
-    var query: [URLQueryItem] {
+    var query: Query {
         [
             .init(name: "term", value: term), .init(name: "media", value: "music"),
             .init(name: "limit", value: "\(limit)"),
@@ -55,7 +55,7 @@ enum ITunesRoute: Route {
         }
     }
 
-    var query: [URLQueryItem] {
+    var query: Query {
         switch self {
         case .search(let term, let media, let entity, let page):
             [

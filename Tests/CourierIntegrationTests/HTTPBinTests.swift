@@ -29,7 +29,7 @@ struct HTTPBinTests {
         let values = ["a+b", "x&y=z", "#frag", "100%", "what?", "a/b", "rock & roll", "🎸 emoji", "line\nbreak", "é"]
         let query = values.enumerated().map { URLQueryItem(name: "v\($0.offset)", value: $0.element) }
 
-        let echo = try await client.send(.get("get", query: query, as: Echo.self))
+        let echo = try await client.send(.get("get", query: Query(query), as: Echo.self))
 
         for (index, value) in values.enumerated() {
             #expect(echo.args?["v\(index)"] == value)
@@ -124,7 +124,7 @@ struct HTTPBinTests {
     @Test("a dripping body cannot outlive the deadline")
     func drippingBody() async throws {
         let start = ContinuousClock.now
-        let query: [URLQueryItem] = [.init(name: "duration", value: "5"), .init(name: "numbytes", value: "10")]
+        let query: Query = ["duration": "5", "numbytes": "10"]
 
         let error = try #require(
             await #expect(throws: APIError.self) {

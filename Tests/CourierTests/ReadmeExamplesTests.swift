@@ -25,7 +25,7 @@ enum Readme {
 
         let term: String
         var path: Path { "search" }
-        var query: [URLQueryItem] { [.init(name: "term", value: term), .init(name: "media", value: "music")] }
+        var query: Query { [.init(name: "term", value: term), .init(name: "media", value: "music")] }
     }
 
     enum ITunes: Route {
@@ -39,7 +39,7 @@ enum Readme {
             }
         }
 
-        var query: [URLQueryItem] {
+        var query: Query {
             switch self {
             case .search(let term, let page):
                 [

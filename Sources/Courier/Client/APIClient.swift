@@ -70,19 +70,23 @@ public struct APIClient: HTTPClient {
     /// - Throws: ``APIError``, or `CancellationError` when the calling task is cancelled.
     public func response<E: Endpoint>(for endpoint: E) async throws -> APIResponse<E.Response> {
         let start = ContinuousClock.now
-        let request = try RequestBuilder.makeRequest(
+        let (request, temporaryFile) = try RequestBuilder.makeRequest(
             for: endpoint, baseURL: baseURL, defaultHeaders: headers, encoder: encoder
         )
+        defer {
+            if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
+        }
         let record = ExchangeRecord(request)
         let response = try await exchange(request, record: record)
         let sent = record.lastRequest
-        guard response.status.isSuccess else {
+        guard endpoint.acceptableStatuses.contains(response.status) else {
             let body = try? decoder.decode(E.ErrorBody.self, from: response.body)
             throw APIError(
                 .unacceptableStatus(response.status), message: "the server answered \(response.status)",
                 request: sent, response: response, errorBody: body
             )
         }
+        try ContentTypeCheck.verify(response, accepts: endpoint.acceptableContentTypes, request: sent)
         let value = try decode(response, for: endpoint, request: sent)
         return APIResponse(
             value: value, response: response, request: sent, attempts: record.attempts,

@@ -43,9 +43,14 @@ struct RouteEndpoint<Base: Route, Response: Decodable & Sendable>: Endpoint {
 
     var method: HTTPMethod { route.method }
     var path: Path { route.path }
-    var query: [URLQueryItem] { route.query }
+    var query: Query { route.query }
     var headers: HTTPHeaders { route.headers }
     var body: RequestBody? { route.body }
     var timeout: Duration? { route.timeout }
     var baseURL: URL? { route.baseURL }
+    var acceptableStatuses: AcceptableStatuses { route.acceptableStatuses }
+    var acceptableContentTypes: [String]? { route.acceptableContentTypes }
+    var requiresAuthentication: Bool { route.requiresAuthentication }
+    var retryPolicy: RetryPolicy? { route.retryPolicy }
+    var cachePolicy: CachePolicy? { route.cachePolicy }
 }

@@ -2,24 +2,43 @@ import Foundation
 
 /// Builds the ``HTTPRequest`` for a route: URL from base + path + query, headers, encoded body.
 enum RequestBuilder {
+    /// The request, and the temporary file its body was spilled into, if any (the caller removes it).
     static func makeRequest(
         for route: some Route,
         baseURL clientBaseURL: URL,
         defaultHeaders: HTTPHeaders,
         encoder: JSONEncoder
-    ) throws -> HTTPRequest {
+    ) throws -> (request: HTTPRequest, temporaryFile: URL?) {
         let method = route.method
         let baseURL = route.baseURL ?? clientBaseURL
-        let url = try makeURL(baseURL: baseURL, path: route.path, query: route.query, method: method)
-        var request = HTTPRequest(
-            method: method, url: url, headers: route.headers.adding(defaults: defaultHeaders), timeout: route.timeout
+        let query: [URLQueryItem]
+        do {
+            query = try route.query.items()
+        } catch {
+            throw APIError(
+                .invalidRequest, message: "\(method) \(Redaction.redact(baseURL)): encoding the query failed: \(error)",
+                underlyingError: error
+            )
+        }
+        let url = try makeURL(baseURL: baseURL, path: route.path, query: query, method: method)
+        let policies = RequestPolicies(
+            requiresAuthentication: route.requiresAuthentication, retry: route.retryPolicy, cache: route.cachePolicy
         )
+        var request = HTTPRequest(
+            method: method, url: url, headers: route.headers.adding(defaults: defaultHeaders), timeout: route.timeout,
+            policies: policies
+        )
+        var temporaryFile: URL?
         if let body = route.body {
             do {
-                let (data, contentType) = try body.encoded(with: encoder)
-                request.body = data
+                let encoded = try body.encoded(with: encoder)
+                request.body = encoded.body
+                temporaryFile = encoded.temporaryFile
                 if !request.headers.contains(.contentType) {
-                    request.headers[.contentType] = contentType
+                    request.headers[.contentType] = encoded.contentType
+                }
+                if let length = encoded.body.length, !request.headers.contains(.contentLength) {
+                    request.headers[.contentLength] = String(length)
                 }
             } catch {
                 throw APIError(
@@ -28,8 +47,13 @@ enum RequestBuilder {
                 )
             }
         }
-        try RequestValidation.validate(request)
-        return request
+        do {
+            try RequestValidation.validate(request)
+        } catch {
+            if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
+            throw error
+        }
+        return (request, temporaryFile)
     }
 
     static func makeURL(baseURL: URL, path: Path, query: [URLQueryItem], method: HTTPMethod) throws -> URL {

@@ -11,24 +11,28 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
     /// The header fields, in order.
     public var headers: HTTPHeaders
     /// The body, or `nil` for none.
-    public var body: Data?
+    public var body: HTTPBody?
     /// The longest this exchange may take from start to last byte, redirects included, or `nil`
     /// for the transport's own default. Unlike URLSession's idle timeout, this is a hard deadline.
     public var timeout: Duration?
+    /// What the route declared for the middlewares: authentication, retry and cache policies.
+    public var policies: RequestPolicies
 
     /// Creates a request.
     public init(
         method: HTTPMethod = .get,
         url: URL,
         headers: HTTPHeaders = [:],
-        body: Data? = nil,
-        timeout: Duration? = nil
+        body: HTTPBody? = nil,
+        timeout: Duration? = nil,
+        policies: RequestPolicies = RequestPolicies()
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.policies = policies
     }
 
     /// The method and the URL, secret query values redacted: `GET https://host/path?api_key=REDACTED`.

@@ -8,7 +8,7 @@ import Foundation
 ///     typealias ErrorBody = ITunesError      // optional: the server's error body, typed
 ///     let term: String
 ///     var path: Path { "search" }
-///     var query: [URLQueryItem] { [.init(name: "term", value: term), .init(name: "media", value: "music")] }
+///     var query: Query { ["term": term, "media": "music"] }
 /// }
 ///
 /// let page = try await client.send(SearchSongs(term: "jack johnson"))

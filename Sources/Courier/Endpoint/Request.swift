@@ -3,8 +3,7 @@ import Foundation
 /// An endpoint defined inline, without declaring a type: a route plus the response it decodes to.
 ///
 /// ```swift
-/// let page = try await client.send(.get("search", query: [.init(name: "term", value: "jack johnson")],
-///                                       as: SearchPage.self))
+/// let page = try await client.send(.get("search", query: ["term": "jack johnson"], as: SearchPage.self))
 /// let created = try await client.send(.post("comments", body: NewComment(text: "Hi"), as: Comment.self))
 /// let raw: Data = try await client.send(.get("avatar.png", as: Data.self))
 /// ```
@@ -14,7 +13,7 @@ public struct Request<Response: Sendable>: Endpoint {
     /// The path, relative to the base URL.
     public var path: Path
     /// The query items.
-    public var query: [URLQueryItem]
+    public var query: Query
     /// The headers.
     public var headers: HTTPHeaders
     /// The body.
@@ -30,7 +29,7 @@ public struct Request<Response: Sendable>: Endpoint {
     public init(
         method: HTTPMethod = .get,
         path: Path,
-        query: [URLQueryItem] = [],
+        query: Query = [],
         headers: HTTPHeaders = [:],
         body: RequestBody? = nil,
         timeout: Duration? = nil,
@@ -58,7 +57,7 @@ extension Request where Response: Decodable {
     public init(
         method: HTTPMethod = .get,
         path: Path,
-        query: [URLQueryItem] = [],
+        query: Query = [],
         headers: HTTPHeaders = [:],
         body: RequestBody? = nil,
         timeout: Duration? = nil,
@@ -78,7 +77,7 @@ extension Endpoint {
     /// A `GET` request decoding to `type`.
     public static func get<Value: Decodable & Sendable>(
         _ path: Path,
-        query: [URLQueryItem] = [],
+        query: Query = [],
         headers: HTTPHeaders = [:],
         as type: Value.Type
     ) -> Self where Self == Request<Value> {
@@ -89,7 +88,7 @@ extension Endpoint {
     public static func post<Value: Decodable & Sendable>(
         _ path: Path,
         body: some Encodable & Sendable,
-        query: [URLQueryItem] = [],
+        query: Query = [],
         headers: HTTPHeaders = [:],
         as type: Value.Type
     ) -> Self where Self == Request<Value> {
@@ -100,7 +99,7 @@ extension Endpoint {
     public static func put<Value: Decodable & Sendable>(
         _ path: Path,
         body: some Encodable & Sendable,
-        query: [URLQueryItem] = [],
+        query: Query = [],
         headers: HTTPHeaders = [:],
         as type: Value.Type
     ) -> Self where Self == Request<Value> {
@@ -111,7 +110,7 @@ extension Endpoint {
     public static func patch<Value: Decodable & Sendable>(
         _ path: Path,
         body: some Encodable & Sendable,
-        query: [URLQueryItem] = [],
+        query: Query = [],
         headers: HTTPHeaders = [:],
         as type: Value.Type
     ) -> Self where Self == Request<Value> {
@@ -121,7 +120,7 @@ extension Endpoint {
     /// A `DELETE` request, decoding to `type`.
     public static func delete<Value: Decodable & Sendable>(
         _ path: Path,
-        query: [URLQueryItem] = [],
+        query: Query = [],
         headers: HTTPHeaders = [:],
         as type: Value.Type
     ) -> Self where Self == Request<Value> {
@@ -131,7 +130,7 @@ extension Endpoint {
     /// A `DELETE` request whose answer has no body that matters.
     public static func delete(
         _ path: Path,
-        query: [URLQueryItem] = [],
+        query: Query = [],
         headers: HTTPHeaders = [:]
     ) -> Self where Self == Request<EmptyResponse> {
         Request(method: .delete, path: path, query: query, headers: headers, as: EmptyResponse.self)
@@ -140,7 +139,7 @@ extension Endpoint {
     /// A `HEAD` request: only the status and headers matter.
     public static func head(
         _ path: Path,
-        query: [URLQueryItem] = [],
+        query: Query = [],
         headers: HTTPHeaders = [:]
     ) -> Self where Self == Request<EmptyResponse> {
         Request(method: .head, path: path, query: query, headers: headers, as: EmptyResponse.self)

@@ -17,9 +17,9 @@ import Foundation
 ///         }
 ///     }
 ///
-///     var query: [URLQueryItem] {
+///     var query: Query {
 ///         switch self {
-///         case .search(let term, let limit): [.init(name: "term", value: term), .init(name: "limit", value: "\(limit)")]
+///         case .search(let term, let limit): ["term": term, "limit": "\(limit)"]
 ///         case .app: []
 ///         }
 ///     }
@@ -36,7 +36,7 @@ public protocol Route: Sendable {
     /// The path, appended to the base URL's path. Interpolated values are encoded as one segment.
     var path: Path { get }
     /// The query items, in order; repeated names are allowed. Empty by default.
-    var query: [URLQueryItem] { get }
+    var query: Query { get }
     /// Headers for this call; they replace the client's default headers of the same name.
     var headers: HTTPHeaders { get }
     /// The body; none by default.
@@ -45,13 +45,24 @@ public protocol Route: Sendable {
     var timeout: Duration? { get }
     /// A base URL that replaces the client's for this call; `nil` by default.
     var baseURL: URL? { get }
+    /// The statuses that count as success; `200..<300` by default.
+    var acceptableStatuses: AcceptableStatuses { get }
+    /// The response content types this call accepts (`application/json`, `image/*`,
+    /// `application/*+json`), checked against `Content-Type` before decoding; `nil` (any) by default.
+    var acceptableContentTypes: [String]? { get }
+    /// Whether the authentication middleware should authenticate this call; `true` by default.
+    var requiresAuthentication: Bool { get }
+    /// How the retry middleware may retry this call; `nil` (the middleware's default) by default.
+    var retryPolicy: RetryPolicy? { get }
+    /// How the response cache may store this call's response; `nil` (the cache's default) by default.
+    var cachePolicy: CachePolicy? { get }
 }
 
 extension Route {
     /// `GET`.
     public var method: HTTPMethod { .get }
     /// No query items.
-    public var query: [URLQueryItem] { [] }
+    public var query: Query { [] }
     /// No headers of the route's own.
     public var headers: HTTPHeaders { [:] }
     /// No body.
@@ -60,4 +71,14 @@ extension Route {
     public var timeout: Duration? { nil }
     /// The client's base URL.
     public var baseURL: URL? { nil }
+    /// `200..<300`.
+    public var acceptableStatuses: AcceptableStatuses { .success }
+    /// Any content type.
+    public var acceptableContentTypes: [String]? { nil }
+    /// Authenticated.
+    public var requiresAuthentication: Bool { true }
+    /// The retry middleware's default.
+    public var retryPolicy: RetryPolicy? { nil }
+    /// The response cache's default.
+    public var cachePolicy: CachePolicy? { nil }
 }

@@ -31,6 +31,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         case transport(TransportFailure)
         /// A complete response arrived with a status the call does not accept.
         case unacceptableStatus(HTTPStatus)
+        /// The response's `Content-Type` (given here, `nil` when missing) is not one the route accepts.
+        case unacceptableContentType(String?)
         /// The response arrived but could not be turned into the endpoint's `Response`.
         case decoding
         /// A middleware failed with an error of its own.

@@ -113,7 +113,13 @@ public final class URLSessionTransport: HTTPTransport {
         guard remaining > .zero else {
             throw URLSessionExchange.timeoutError(request, timeout: timeout)
         }
-        let task = session.dataTask(with: makeURLRequest(request))
+        let urlRequest = makeURLRequest(request)
+        let task: URLSessionTask =
+            if case .file(let file) = request.body {
+                session.uploadTask(with: urlRequest, fromFile: file)
+            } else {
+                session.dataTask(with: urlRequest)
+            }
         let exchange = URLSessionExchange(
             request: request, timeout: timeout, maximumResponseSize: configuration.maximumResponseSize
         )
@@ -140,10 +146,13 @@ public final class URLSessionTransport: HTTPTransport {
         // Only the setter counts on Linux, and it truncates to whole seconds (below 1 s it fires at
         // once): round up, and leave sub-second precision to the deadline.
         urlRequest.timeoutInterval = max(1, configuration.idleTimeout.timeInterval.rounded(.up))
-        for field in request.headers {
+        // URLSession sets Content-Length from the body itself; a second one would be a framing error.
+        for field in request.headers where field.name != .contentLength {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
         }
-        urlRequest.httpBody = request.body
+        if case .data(let data) = request.body {
+            urlRequest.httpBody = data
+        }
         return urlRequest
     }
 }

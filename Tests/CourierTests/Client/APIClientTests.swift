@@ -43,7 +43,7 @@ struct APIClientTests {
 
         let request = try #require(transport.requests.first)
         #expect(request.headers[.contentType] == "application/json")
-        #expect(String(decoding: request.body ?? Data(), as: UTF8.self) == #"{"post_id":7}"#)
+        #expect(request.body == .data(Data(#"{"post_id":7}"#.utf8)))
     }
 
     @Test("route headers replace the client's defaults of the same name")
@@ -131,7 +131,7 @@ struct APIClientTests {
                 case .app(let id), .rate(let id, _): "apps/\(id)"
                 }
             }
-            var query: [URLQueryItem] {
+            var query: Query {
                 switch self {
                 case .search(let term, let page):
                     [.init(name: "term", value: term), .init(name: "offset", value: "\(page * 25)")]
@@ -165,6 +165,6 @@ struct APIClientTests {
                 "https://api.example.com/v1/apps/a%2Fb",
             ]
         )
-        #expect(transport.requests.last?.body == Data(#"{"stars":5}"#.utf8))
+        #expect(transport.requests.last?.body == .data(Data(#"{"stars":5}"#.utf8)))
     }
 }

@@ -132,7 +132,7 @@ struct APIErrorTests {
             .authorization: "Bearer \(secret)", .cookie: "session=\(secret)", "X-Api-Key": secret,
         ]
         headers.add("X-Custom", secret, isSensitive: true)
-        let query: [URLQueryItem] = [
+        let query: Query = [
             .init(name: "api_key", value: secret), .init(name: "access_token", value: secret),
             .init(name: "signature", value: secret), .init(name: "term", value: "visible"),
         ]

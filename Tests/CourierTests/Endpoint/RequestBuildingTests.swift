@@ -6,7 +6,7 @@ import Testing
 @Suite("Request building")
 struct RequestBuildingTests {
     /// The URL the client builds for `path` and `query` on `base`.
-    private func url(base: String = "https://api.example.com/v1", path: Path, query: [URLQueryItem] = []) async throws
+    private func url(base: String = "https://api.example.com/v1", path: Path, query: Query = []) async throws
         -> String
     {
         let transport = StubTransport().on(.get, "*", .text(""))
@@ -148,7 +148,7 @@ struct RequestBuildingTests {
 
         let request = try #require(transport.requests.first)
         #expect(request.headers[.contentType] == "application/x-www-form-urlencoded")
-        #expect(request.body == Data("user+name=a%2Bb%26c%3Dd+%C3%A9".utf8))
+        #expect(request.body == .data(Data("user+name=a%2Bb%26c%3Dd+%C3%A9".utf8)))
     }
 
     @Test("raw and text bodies carry their content type unless the route sets one")

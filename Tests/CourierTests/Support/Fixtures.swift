@@ -23,7 +23,7 @@ struct SearchSongs: Endpoint {
     typealias ErrorBody = ITunesError
     let term: String
     var path: Path { "search" }
-    var query: [URLQueryItem] { [.init(name: "term", value: term), .init(name: "media", value: "music")] }
+    var query: Query { [.init(name: "term", value: term), .init(name: "media", value: "music")] }
 }
 
 let samplePage = SearchPage(

@@ -25,7 +25,8 @@ struct URLSessionTransportTests {
         var headers: HTTPHeaders = [.contentType: "application/json", "X-Trace": "abc"]
         headers.add(.accept, "application/json")
         let request = HTTPRequest(
-            method: .post, url: URL(string: "https://\(host)/items?x=1")!, headers: headers, body: Data("{}".utf8))
+            method: .post, url: URL(string: "https://\(host)/items?x=1")!, headers: headers,
+            body: .data(Data("{}".utf8)))
 
         let response = try await transport().send(request)
 
@@ -111,7 +112,7 @@ struct URLSessionTransportTests {
         }
         let request = HTTPRequest(
             method: kind == "body" ? .post : .get, url: URL(string: "https://\(host)/start")!,
-            body: kind == "body" ? Data("secret form".utf8) : nil
+            body: kind == "body" ? .data(Data("secret form".utf8)) : nil
         )
         let transport = transport(.init(redirects: RedirectPolicy(maximumRedirects: 4)))
 
@@ -137,7 +138,7 @@ struct URLSessionTransportTests {
         for path in ["/303", "/302", "/307"] {
             let request = HTTPRequest(
                 method: .post, url: URL(string: "https://\(host)\(path)")!, headers: [.contentType: "text/plain"],
-                body: Data("payload".utf8)
+                body: .data(Data("payload".utf8))
             )
             _ = try await transport.send(request)
         }

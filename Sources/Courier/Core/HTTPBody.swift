@@ -1,0 +1,26 @@
+import Foundation
+
+/// The body of an ``HTTPRequest``: bytes in memory, or a file that the transport streams from disk.
+///
+/// A file body keeps memory flat whatever its size, and can be sent again (by a retry or a
+/// redirect) because the file is read anew each time.
+public enum HTTPBody: Sendable, Hashable {
+    /// Bytes in memory.
+    case data(Data)
+    /// The contents of a file on disk, read while sending.
+    case file(URL)
+
+    /// The body's length in bytes, when it can be known (a file that cannot be read has none).
+    public var length: Int64? {
+        switch self {
+        case .data(let data):
+            return Int64(data.count)
+        case .file(let url):
+            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+            return (attributes?[.size] as? NSNumber)?.int64Value
+        }
+    }
+
+    /// Whether the body has no bytes.
+    public var isEmpty: Bool { length == 0 }
+}
