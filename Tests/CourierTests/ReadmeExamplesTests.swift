@@ -25,7 +25,7 @@ enum Readme {
 
         let term: String
         var path: Path { "search" }
-        var query: Query { [.init(name: "term", value: term), .init(name: "media", value: "music")] }
+        var query: Query { ["term": term, "media": "music"] }
     }
 
     enum ITunes: Route {
@@ -41,15 +41,36 @@ enum Readme {
 
         var query: Query {
             switch self {
-            case .search(let term, let page):
-                [
-                    .init(name: "term", value: term), .init(name: "limit", value: "25"),
-                    .init(name: "offset", value: "\(25 * page)"),
-                ]
-            case .lookup(let id):
-                [.init(name: "id", value: "\(id)")]
+            // page → offset here, once
+            case .search(let term, let page): ["term": term, "limit": "25", "offset": "\(25 * page)"]
+            case .lookup(let id): ["id": "\(id)"]
             }
         }
+    }
+
+    struct SearchParameters: Encodable, Sendable {
+        let term: String
+        let media: String
+        let limit: Int
+        let offset: Int
+    }
+
+    struct Search: Endpoint {
+        typealias Response = SearchPage
+        let parameters: SearchParameters
+        var path: Path { "search" }
+        var query: Query { .encoding(parameters) }  // term=rock%20%26%20roll&media=music&limit=25&offset=50
+    }
+
+    struct Poster: Endpoint {
+        typealias Response = Data
+        let path: Path
+        var timeout: Duration? { .seconds(30) }
+        var acceptableStatuses: AcceptableStatuses { [200, 304] }
+        var acceptableContentTypes: [String]? { ["image/*"] }  // an HTML error page fails clearly
+        var requiresAuthentication: Bool { false }  // read by the auth middleware
+        var retryPolicy: RetryPolicy? { RetryPolicy(maximumAttempts: 5) }
+        var cachePolicy: CachePolicy? { .timeToLive(.seconds(86_400)) }
     }
 
     struct RequestID: Middleware {
@@ -122,5 +143,37 @@ struct ReadmeExamplesTests {
             }
         }
         #expect(message == "Invalid value(s)")
+    }
+
+    @Test("the Encodable, multipart and policy examples do what the README says")
+    func requestBuildingExamples() async throws {
+        let transport = StubTransport()
+            .on(.get, "/search", .json(empty))
+            .on(.post, "/photos", .status(.created))
+            .on(.get, "/t/p/w500/a.jpg", .text("<html>", contentType: "text/html"))
+        let client = APIClient(baseURL: URL(string: "https://itunes.apple.com")!, transport: transport)
+        let parameters = Readme.SearchParameters(term: "rock & roll", media: "music", limit: 25, offset: 50)
+
+        _ = try await client.send(Readme.Search(parameters: parameters))
+        let encoder = QueryEncoder(arrays: .brackets, booleans: .numeric, keys: .convertToSnakeCase)
+        let query: Query =
+            .encoding(Readme.SearchParameters(term: "x", media: "music", limit: 25, offset: 0), with: encoder)
+            + ["lang": "en_us"]
+        var form = MultipartForm()
+        form.append("A day at the beach", name: "caption")
+        form.append(Data([1]), name: "thumb", filename: "thumb.png")
+        let upload = Request(method: .post, path: "photos", body: .multipart(form), as: EmptyResponse.self)
+        _ = try await client.send(upload)
+        let error = try #require(
+            await #expect(throws: APIError.self) { try await client.send(Readme.Poster(path: "t/p/w500/a.jpg")) }
+        )
+
+        #expect(
+            transport.requests[0].url.absoluteString
+                == "https://itunes.apple.com/search?term=rock%20%26%20roll&media=music&limit=25&offset=50"
+        )
+        #expect(try query.items().map(\.name) == ["term", "media", "limit", "offset", "lang"])
+        #expect(transport.requests[1].headers[.contentType] == form.contentType)
+        #expect(error.message == "expected image/* but the server sent text/html")
     }
 }

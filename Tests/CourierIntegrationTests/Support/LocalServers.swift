@@ -6,6 +6,9 @@ enum LocalServers {
     /// httpbin on 127.0.0.1, e.g. `http://127.0.0.1:40123`.
     static let httpbin: URL? = ProcessInfo.processInfo.environment["COURIER_HTTPBIN_URL"].flatMap(URL.init(string:))
 
+    /// The upload sink (`scripts/servers/sink.py`), which counts body bytes.
+    static let sink: URL? = ProcessInfo.processInfo.environment["COURIER_SINK_URL"].flatMap(URL.init(string:))
+
     /// Whether the run must have the servers (the test script sets this, so CI can never pass by skipping).
     static let areRequired = ProcessInfo.processInfo.environment["COURIER_REQUIRE_SERVERS"] == "1"
 
@@ -25,6 +28,7 @@ struct LocalServerTests {
     func configured() {
         if LocalServers.areRequired {
             #expect(LocalServers.httpbin != nil, "COURIER_HTTPBIN_URL is not set: start the tests with scripts/test")
+            #expect(LocalServers.sink != nil, "COURIER_SINK_URL is not set: start the tests with scripts/test")
         }
     }
 }

@@ -1,0 +1,71 @@
+import Courier
+import Foundation
+import Testing
+
+private struct SinkCount: Decodable, Sendable {
+    let bytes: Int64
+    let contentLength: String?
+    let contentType: String?
+
+    enum CodingKeys: String, CodingKey {
+        case bytes
+        case contentLength = "content_length"
+        case contentType = "content_type"
+    }
+}
+
+@Suite(
+    "Large uploads", .enabled(if: LocalServers.sink != nil, "start the tests with scripts/test"),
+    .timeLimit(.minutes(3))
+)
+struct UploadTests {
+    let client = APIClient(baseURL: LocalServers.sink ?? URL(string: "http://127.0.0.1:9")!)
+
+    /// A sparse file of `size` bytes: instant to make, no disk space used.
+    private func sparseFile(size: UInt64) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-large-\(UUID().uuidString).bin")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.truncate(atOffset: size)
+        try handle.close()
+        return url
+    }
+
+    @Test("a 1 GiB multipart upload arrives whole and grows the process by less than 64 MB")
+    func gigabyteMultipart() async throws {
+        let size: UInt64 = 1 << 30
+        let file = try sparseFile(size: size)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var form = MultipartForm()
+        form.append("large", name: "caption")
+        form.append(fileAt: file, name: "file", filename: "large.bin")
+
+        let baseline = ProcessMemory.residentBytes() ?? 0
+        ProcessMemory.resetPeak()
+        let count = try await client.send(
+            Request(method: .post, path: "upload", body: .multipart(form), as: SinkCount.self))
+        let peak = ProcessMemory.peakBytes() ?? 0
+
+        #expect(count.bytes > Int64(size))
+        #expect(count.contentLength == String(count.bytes))
+        #expect(count.contentType == form.contentType)
+        if ProcessMemory.isAvailable {
+            let growth = peak - baseline
+            #expect(growth < 64 << 20, "peak grew by \(growth >> 20) MiB")
+        }
+    }
+
+    @Test("a file body is streamed with its exact length")
+    func fileBody() async throws {
+        let file = try sparseFile(size: 5_000_001)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let count = try await client.send(Request(method: .put, path: "upload", body: .file(file), as: SinkCount.self))
+
+        #expect(count.bytes == 5_000_001)
+        #expect(count.contentLength == "5000001")
+    }
+}
