@@ -100,12 +100,15 @@ struct RequestBuildingTests {
         let transport = StubTransport().on(.get, "*", .text(""))
         let client = APIClient(baseURL: baseURL, transport: transport)
 
-        _ = try? await client.send(Request(path: path, as: Data.self))
+        let result = await Result { try await client.send(Request(path: path, as: Data.self)) }
 
-        for request in transport.requests {
+        if let request = transport.requests.first {
             #expect(request.url.host == "api.example.com")
             #expect(request.url.port == nil)
             #expect(request.url.user == nil)
+            #expect(request.url.path.hasPrefix("/v1/"))
+        } else {
+            #expect((result.failure as? APIError)?.kind == .invalidRequest, "neither sent nor refused: \(result)")
         }
     }
 
