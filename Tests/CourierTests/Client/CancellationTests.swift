@@ -10,19 +10,6 @@ import Testing
 
 @Suite("Cancellation and the completion-handler bridge")
 struct CancellationTests {
-    @Test("cancelling the task throws CancellationError promptly")
-    func cancelAsync() async throws {
-        let transport = StubTransport().on(.get, "*", .json(samplePage).delayed(by: .seconds(10)))
-        let client = APIClient(baseURL: baseURL, transport: transport)
-
-        let task = Task { try await client.send(SearchSongs(term: "x")) }
-        try await Task.sleep(for: .milliseconds(50))
-        let start = ContinuousClock.now
-        task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(ContinuousClock.now - start < .milliseconds(100))
-    }
-
     @Test("a transport reporting URLError.cancelled surfaces as CancellationError")
     func urlErrorCancelled() async throws {
         let client = APIClient(

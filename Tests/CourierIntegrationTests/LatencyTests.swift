@@ -1,0 +1,41 @@
+import Courier
+import Foundation
+import Testing
+
+/// The wall-clock latency assertions against httpbin; `scripts/test` runs them on their own, one
+/// at a time, after the rest (see `CourierTests.LatencyTests`).
+@Suite(
+    "Latency against httpbin", .serialized,
+    .enabled(if: LocalServers.httpbin != nil, "start the tests with scripts/test"),
+    .timeLimit(.minutes(1))
+)
+struct LatencyTests {
+    let client = APIClient(baseURL: LocalServers.httpbin ?? URL(string: "http://127.0.0.1:9")!)
+
+    @Test("/delay/5 with a 0.5 s deadline fails as timed out within 1.5 s")
+    func deadline() async throws {
+        let start = ContinuousClock.now
+
+        let error = try #require(
+            await #expect(throws: APIError.self) {
+                try await client.send(Request(path: "delay/5", timeout: .milliseconds(500), as: Data.self))
+            }
+        )
+
+        #expect(error.kind == .transport(.timedOut))
+        #expect(ContinuousClock.now - start < .milliseconds(1500))
+    }
+
+    @Test("cancelling /delay/10 surfaces CancellationError within 100 ms")
+    func cancellation() async throws {
+        let client = self.client
+        let task = Task { try await client.send(.get("delay/10", as: Data.self)) }
+        try await Task.sleep(for: .milliseconds(300))
+
+        let start = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(ContinuousClock.now - start < .milliseconds(100))
+    }
+
+}

@@ -1,0 +1,60 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+/// The assertions on wall-clock latency (cancellation within 100 ms, sub-second deadlines).
+///
+/// `scripts/test` runs these suites on their own, one test at a time, after the rest: run beside
+/// a hundred other tests on two cores they would measure the test runner's load, not Courier.
+@Suite("Latency", .serialized)
+struct LatencyTests {
+    private func transport() -> URLSessionTransport {
+        URLSessionTransport(sessionConfiguration: StubURLProtocol.sessionConfiguration())
+    }
+
+    private func uniqueHost(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix(8).lowercased()).test" }
+
+    @Test("cancelling the task throws CancellationError promptly")
+    func cancelAsync() async throws {
+        let transport = StubTransport().on(.get, "*", .json(samplePage).delayed(by: .seconds(10)))
+        let client = APIClient(baseURL: baseURL, transport: transport)
+
+        let task = Task { try await client.send(SearchSongs(term: "x")) }
+        try await Task.sleep(for: .milliseconds(50))
+        let start = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(ContinuousClock.now - start < .milliseconds(100))
+    }
+
+    @Test("the whole-exchange deadline works below one second")
+    func subSecondDeadline() async throws {
+        let host = uniqueHost("stall")
+        StubURLProtocol.handle(host: host) { _ in .stall }
+        let request = HTTPRequest(url: URL(string: "https://\(host)/")!, timeout: .milliseconds(300))
+        let start = ContinuousClock.now
+
+        let error = try #require(await #expect(throws: APIError.self) { try await transport().send(request) })
+
+        let elapsed = ContinuousClock.now - start
+        #expect(error.kind == .transport(.timedOut))
+        #expect(error.description.contains("0.3 seconds"))
+        #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(1))
+    }
+
+    @Test("cancelling the task ends the exchange with CancellationError within 100 ms")
+    func cancellation() async throws {
+        let host = uniqueHost("cancel")
+        StubURLProtocol.handle(host: host) { _ in .stall }
+        let transport = transport()
+        let task = Task { try await transport.send(HTTPRequest(url: URL(string: "https://\(host)/")!)) }
+        try await Task.sleep(for: .milliseconds(100))
+
+        let start = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(ContinuousClock.now - start < .milliseconds(100))
+    }
+
+}
