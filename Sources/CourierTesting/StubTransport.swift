@@ -40,24 +40,38 @@ public final class StubTransport: HTTPTransport, @unchecked Sendable {
         }
     }
 
+    /// How a rule answers: canned responses in turn, or a closure that sees the request.
+    private enum Answer: Sendable {
+        case canned(StubResponse)
+        case computed(@Sendable (HTTPRequest) async throws -> StubResponse)
+    }
+
     private final class Rule: @unchecked Sendable {
         // `@unchecked Sendable`: `next` is only touched while the owning transport's lock is held.
         let label: String
         let matches: @Sendable (HTTPRequest) -> Bool
-        let answer: @Sendable (HTTPRequest) async throws -> StubResponse
         let responses: [StubResponse]
+        let respond: (@Sendable (HTTPRequest) async throws -> StubResponse)?
         var next = 0
 
         init(
             label: String,
             matches: @escaping @Sendable (HTTPRequest) -> Bool,
             responses: [StubResponse] = [],
-            answer: (@Sendable (HTTPRequest) async throws -> StubResponse)? = nil
+            respond: (@Sendable (HTTPRequest) async throws -> StubResponse)? = nil
         ) {
             self.label = label
             self.matches = matches
             self.responses = responses
-            self.answer = answer ?? { _ in throw CancellationError() }
+            self.respond = respond
+        }
+
+        /// The next answer; called with the transport's lock held.
+        func takeAnswer() -> Answer {
+            if let respond { return .computed(respond) }
+            let index = min(next, responses.count - 1)
+            next += 1
+            return .canned(responses[index])
         }
     }
 
@@ -105,7 +119,8 @@ public final class StubTransport: HTTPTransport, @unchecked Sendable {
         let wanted = path.hasPrefix("/") || path == "*" ? path : "/" + path
         add(
             Rule(
-                label: "\(method) \(wanted)", matches: { Self.request($0, has: method, path: wanted) }, answer: respond)
+                label: "\(method) \(wanted)", matches: { Self.request($0, has: method, path: wanted) }, respond: respond
+            )
         )
         return self
     }
@@ -125,15 +140,10 @@ public final class StubTransport: HTTPTransport, @unchecked Sendable {
 
     /// Answers from the first matching rule.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let (rule, canned) = match(request)
-        guard let rule else {
-            throw UnmatchedRequest(request: request, rules: canned)
-        }
         let stub: StubResponse
-        if let index = rule.index {
-            stub = rule.rule.responses[index]
-        } else {
-            stub = try await rule.rule.answer(request)
+        switch try match(request) {
+        case .canned(let canned): stub = canned
+        case .computed(let respond): stub = try await respond(request)
         }
         if let delay = stub.delay {
             try await Task.sleep(for: delay)
@@ -152,18 +162,17 @@ public final class StubTransport: HTTPTransport, @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Records the request and picks the rule (and which of its canned responses) that answers it.
-    private func match(_ request: HTTPRequest) -> (rule: (rule: Rule, index: Int?)?, labels: [String]) {
+    /// Records the request and takes the answer of the first rule that matches it.
+    ///
+    /// - Throws: ``UnmatchedRequest`` when no rule does.
+    private func match(_ request: HTTPRequest) throws -> Answer {
         lock.lock()
         defer { lock.unlock() }
         recorded.append(request)
         guard let rule = rules.first(where: { $0.matches(request) }) else {
-            return (nil, rules.map(\.label))
+            throw UnmatchedRequest(request: request, rules: rules.map(\.label))
         }
-        guard !rule.responses.isEmpty else { return ((rule, nil), []) }
-        let index = min(rule.next, rule.responses.count - 1)
-        rule.next += 1
-        return ((rule, index), [])
+        return rule.takeAnswer()
     }
 
     private static func request(_ request: HTTPRequest, has method: HTTPMethod, path: String) -> Bool {

@@ -27,10 +27,7 @@ enum TransportCall {
         }
         if let error = error as? URLError {
             if error.code == .cancelled { return CancellationError() }
-            return APIError(
-                .transport(TransportFailure(classifying: error)), message: URLErrorText.describe(error),
-                request: request, underlyingError: error
-            )
+            return APIError(urlError: error, request: request)
         }
         return APIError(.transport(.other), message: "\(error)", request: request, underlyingError: error)
     }

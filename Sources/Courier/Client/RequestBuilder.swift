@@ -71,8 +71,10 @@ enum RequestBuilder {
         }
         var basePath = components.percentEncodedPath
         while basePath.hasSuffix("/") { basePath.removeLast() }
-        components.percentEncodedPath =
-            path.encoded.isEmpty ? basePath.isEmpty ? "/" : basePath : basePath + "/" + path.encoded
+        if !path.encoded.isEmpty {
+            basePath += "/" + path.encoded
+        }
+        components.percentEncodedPath = basePath.isEmpty ? "/" : basePath
         var queryParts: [String] = []
         if let existing = components.percentEncodedQuery, !existing.isEmpty {
             queryParts.append(existing)

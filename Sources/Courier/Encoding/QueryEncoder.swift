@@ -165,12 +165,16 @@ public struct QueryEncoder: Sendable {
             for (index, element) in elements.enumerated() { flatten(element, key: "\(key)[\(index)]", into: &items) }
         case .commaSeparated:
             guard !elements.isEmpty else { return }
-            let scalars = elements.map { element -> String?? in
-                if case .value(let value) = element.content { return .some(value) }
-                return .none
+            var values: [String] = []
+            var allScalars = true
+            for element in elements {
+                guard case .value(let value) = element.content else {
+                    allScalars = false
+                    break
+                }
+                if let value = value ?? (nils == .emptyValue ? "" : nil) { values.append(value) }
             }
-            if scalars.allSatisfy({ $0 != nil }) {
-                let values = scalars.compactMap { $0 }.compactMap { $0 ?? (nils == .emptyValue ? "" : nil) }
+            if allScalars {
                 items.append(URLQueryItem(name: key, value: values.joined(separator: ",")))
             } else {
                 for (index, element) in elements.enumerated() {

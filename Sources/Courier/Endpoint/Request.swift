@@ -92,7 +92,7 @@ extension Endpoint {
         headers: HTTPHeaders = [:],
         as type: Value.Type
     ) -> Self where Self == Request<Value> {
-        Request(method: .post, path: path, query: query, headers: headers, body: .json(body), as: type)
+        withJSONBody(.post, path, body, query, headers, type)
     }
 
     /// A `PUT` request with a JSON body, decoding to `type`.
@@ -103,7 +103,7 @@ extension Endpoint {
         headers: HTTPHeaders = [:],
         as type: Value.Type
     ) -> Self where Self == Request<Value> {
-        Request(method: .put, path: path, query: query, headers: headers, body: .json(body), as: type)
+        withJSONBody(.put, path, body, query, headers, type)
     }
 
     /// A `PATCH` request with a JSON body, decoding to `type`.
@@ -114,7 +114,18 @@ extension Endpoint {
         headers: HTTPHeaders = [:],
         as type: Value.Type
     ) -> Self where Self == Request<Value> {
-        Request(method: .patch, path: path, query: query, headers: headers, body: .json(body), as: type)
+        withJSONBody(.patch, path, body, query, headers, type)
+    }
+
+    private static func withJSONBody<Value: Decodable & Sendable>(
+        _ method: HTTPMethod,
+        _ path: Path,
+        _ body: some Encodable & Sendable,
+        _ query: Query,
+        _ headers: HTTPHeaders,
+        _ type: Value.Type
+    ) -> Request<Value> {
+        Request(method: method, path: path, query: query, headers: headers, body: .json(body), as: type)
     }
 
     /// A `DELETE` request, decoding to `type`.

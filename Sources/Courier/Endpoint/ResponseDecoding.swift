@@ -7,7 +7,7 @@ enum ResponseDecoding {
         from response: HTTPResponse,
         using decoder: JSONDecoder
     ) throws -> Value {
-        if let data = response.body as? Value, Value.self == Data.self {
+        if Value.self == Data.self, let data = response.body as? Value {
             return data
         }
         if Value.self == String.self, let text = try decodeText(response) as? Value {

@@ -73,3 +73,13 @@ enum URLErrorText {
         return text
     }
 }
+
+extension APIError {
+    /// A transport error from a `URLError`.
+    init(urlError: URLError, request: HTTPRequest) {
+        self.init(
+            .transport(TransportFailure(classifying: urlError)), message: URLErrorText.describe(urlError),
+            request: request, underlyingError: urlError
+        )
+    }
+}

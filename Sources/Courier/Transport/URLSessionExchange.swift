@@ -175,13 +175,3 @@ extension Duration {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
-
-extension APIError {
-    /// A transport error from a `URLError`.
-    init(urlError: URLError, request: HTTPRequest) {
-        self.init(
-            .transport(TransportFailure(classifying: urlError)), message: URLErrorText.describe(urlError),
-            request: request, underlyingError: urlError
-        )
-    }
-}

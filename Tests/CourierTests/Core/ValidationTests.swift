@@ -69,13 +69,3 @@ struct ValidationTests {
         }
     }
 }
-
-extension Result where Failure == any Error {
-    init(catching body: () async throws -> Success) async {
-        do {
-            self = .success(try await body())
-        } catch {
-            self = .failure(error)
-        }
-    }
-}

@@ -153,10 +153,3 @@ struct RoutePolicyTests {
         #expect(!RetryPolicy.never.allowsRetry(of: HTTPRequest(method: .get, url: url)))
     }
 }
-
-extension Result {
-    var failure: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
-    }
-}
