@@ -118,7 +118,7 @@ struct HTTPBinTests {
             }
         )
 
-        #expect(error.kind == .transport(.timedOut))
+        #expect(error.kind == .transport(.deadlineExceeded))
         #expect(ContinuousClock.now - start < .milliseconds(2500))
     }
 

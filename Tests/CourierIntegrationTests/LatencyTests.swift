@@ -22,7 +22,7 @@ struct LatencyTests {
             }
         )
 
-        #expect(error.kind == .transport(.timedOut))
+        #expect(error.kind == .transport(.deadlineExceeded))
         #expect(ContinuousClock.now - start < .milliseconds(1500))
     }
 

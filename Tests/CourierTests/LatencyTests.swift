@@ -38,7 +38,7 @@ struct LatencyTests {
         let error = try #require(await #expect(throws: APIError.self) { try await transport().send(request) })
 
         let elapsed = ContinuousClock.now - start
-        #expect(error.kind == .transport(.timedOut))
+        #expect(error.kind == .transport(.deadlineExceeded))
         #expect(error.description.contains("0.3 seconds"))
         #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(1))
     }

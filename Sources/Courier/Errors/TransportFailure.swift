@@ -16,8 +16,11 @@ public struct TransportFailure: Hashable, Sendable, CustomStringConvertible {
 
     /// No connection could be made: refused, unreachable, no network, or the host name did not resolve.
     public static let cannotConnect = TransportFailure("cannotConnect")
-    /// The deadline or the idle timeout passed before the response was complete.
+    /// No byte arrived for longer than the idle timeout. Worth retrying: the server may have stalled once.
     public static let timedOut = TransportFailure("timedOut")
+    /// The request's whole-exchange deadline (``HTTPRequest/timeout``) passed before the response was
+    /// complete. Not worth retrying: there is no time left.
+    public static let deadlineExceeded = TransportFailure("deadlineExceeded")
     /// The connection closed or reset before the response was complete.
     public static let connectionLost = TransportFailure("connectionLost")
     /// The server redirected more times than the transport's limit allows.

@@ -147,7 +147,7 @@ final class URLSessionExchange: @unchecked Sendable {
 
     static func timeoutError(_ request: HTTPRequest, timeout: Duration) -> APIError {
         APIError(
-            .transport(.timedOut), message: "no complete response within \(DurationText.seconds(timeout))",
+            .transport(.deadlineExceeded), message: "no complete response within \(DurationText.seconds(timeout))",
             request: request
         )
     }
