@@ -58,13 +58,14 @@ public struct StubResponse: Sendable {
         )
     }
 
-    /// A text response.
+    /// A text response, with more headers if given.
     public static func text(
         _ text: String,
         status: HTTPStatus = .ok,
-        contentType: String = "text/plain; charset=utf-8"
+        contentType: String = "text/plain; charset=utf-8",
+        headers: HTTPHeaders = [:]
     ) -> StubResponse {
-        .response(status: status, headers: [.contentType: contentType], body: Data(text.utf8))
+        .response(status: status, headers: headers.adding(defaults: [.contentType: contentType]), body: Data(text.utf8))
     }
 
     /// A response with a status and, optionally, a text body.

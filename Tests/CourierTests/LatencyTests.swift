@@ -15,6 +15,23 @@ struct LatencyTests {
 
     private func uniqueHost(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix(8).lowercased()).test" }
 
+    @Test("cancelling during the retry middleware's backoff sleep ends within 100 ms")
+    func cancelDuringBackoff() async throws {
+        let transport = StubTransport().on(.get, "*", .status(.serviceUnavailable, headers: [.retryAfter: "30"]))
+        let retry = RetryMiddleware(policy: RetryPolicy(maximumRetryAfter: .seconds(60)))
+        let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [retry])
+
+        let task = Task { try await client.send(.get("x", as: String.self)) }
+        while transport.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(20))
+        let start = ContinuousClock.now
+        task.cancel()
+
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(ContinuousClock.now - start < .milliseconds(100))
+        #expect(transport.requests.count == 1)
+    }
+
     @Test("cancelling the task throws CancellationError promptly")
     func cancelAsync() async throws {
         let transport = StubTransport().on(.get, "*", .json(samplePage).delayed(by: .seconds(10)))

@@ -69,7 +69,6 @@ public struct APIClient: HTTPClient {
     ///
     /// - Throws: ``APIError``, or `CancellationError` when the calling task is cancelled.
     public func response<E: Endpoint>(for endpoint: E) async throws -> APIResponse<E.Response> {
-        let start = ContinuousClock.now
         let (request, temporaryFile) = try RequestBuilder.makeRequest(
             for: endpoint, baseURL: baseURL, defaultHeaders: headers, encoder: encoder
         )
@@ -77,7 +76,9 @@ public struct APIClient: HTTPClient {
             if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
         }
         let record = ExchangeRecord(request)
-        let response = try await exchange(request, record: record)
+        let response = try await ExchangeRecord.$current.withValue(record) {
+            try await exchange(request, record: record)
+        }
         let sent = record.lastRequest
         guard endpoint.acceptableStatuses.contains(response.status) else {
             let body = try? decoder.decode(E.ErrorBody.self, from: response.body)
@@ -89,8 +90,7 @@ public struct APIClient: HTTPClient {
         try ContentTypeCheck.verify(response, accepts: endpoint.acceptableContentTypes, request: sent)
         let value = try decode(response, for: endpoint, request: sent)
         return APIResponse(
-            value: value, response: response, request: sent, attempts: record.attempts,
-            elapsed: ContinuousClock.now - start
+            value: value, response: response, request: sent, metrics: record.metrics(status: response.status)
         )
     }
 
@@ -118,7 +118,9 @@ public struct APIClient: HTTPClient {
         let transport = self.transport
         var next: @Sendable (HTTPRequest) async throws -> HTTPResponse = { request in
             record.willSend(request)
-            return try await TransportCall.send(request, through: transport)
+            let response = try await TransportCall.send(request, through: transport)
+            record.didReceive(response)
+            return response
         }
         for middleware in middlewares.reversed() {
             let inner = next

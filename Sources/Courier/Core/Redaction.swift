@@ -38,8 +38,9 @@ enum Redaction {
         return words.contains { secretWords.contains($0.lowercased()) }
     }
 
-    /// The URL with its password and the values of secret query items replaced by the placeholder.
-    static func redact(_ url: URL) -> String {
+    /// The URL with its password and the values of secret query items (and of items named in
+    /// `extraNames`, compared without case) replaced by the placeholder.
+    static func redact(_ url: URL, extraNames: Set<String> = []) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return "<unparseable URL>"
         }
@@ -51,7 +52,10 @@ enum Redaction {
                 .map { item in
                     guard let equals = item.firstIndex(of: "=") else { return String(item) }
                     let name = String(item[..<equals])
-                    guard isSecretName(name.removingPercentEncoding ?? name) else { return String(item) }
+                    let decoded = name.removingPercentEncoding ?? name
+                    guard isSecretName(decoded) || extraNames.contains(decoded.lowercased()) else {
+                        return String(item)
+                    }
                     return name + "=" + placeholder
                 }
                 .joined(separator: "&")
@@ -62,19 +66,20 @@ enum Redaction {
     /// The text with every secret the request carries (sensitive header values, the credential part
     /// of `Authorization`, secret query values, the URL's password) replaced by the placeholder: a
     /// last line of defence for text that quotes the request, such as an underlying error's message.
-    static func scrub(_ text: String, secretsOf request: HTTPRequest?) -> String {
+    static func scrub(_ text: String, secretsOf request: HTTPRequest?, extraNames: Set<String> = []) -> String {
         guard let request else { return text }
         var secrets: [String] = []
-        for field in request.headers where field.isSensitive {
+        for field in request.headers where field.isSensitive || extraNames.contains(field.name.canonicalName) {
             secrets.append(field.value)
             secrets += field.value.split(separator: " ").dropFirst().map(String.init)
         }
         if let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) {
             secrets += components.password.map { [$0] } ?? []
-            for item in components.queryItems ?? [] where isSecretName(item.name) {
+            let isSecret = { (name: String) in isSecretName(name) || extraNames.contains(name.lowercased()) }
+            for item in components.queryItems ?? [] where isSecret(item.name) {
                 if let value = item.value { secrets.append(value) }
             }
-            for item in components.percentEncodedQueryItems ?? [] where isSecretName(item.name) {
+            for item in components.percentEncodedQueryItems ?? [] where isSecret(item.name) {
                 if let value = item.value { secrets.append(value) }
             }
         }

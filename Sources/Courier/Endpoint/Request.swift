@@ -22,6 +22,12 @@ public struct Request<Response: Sendable>: Endpoint {
     public var timeout: Duration?
     /// The base URL for this call, replacing the client's.
     public var baseURL: URL?
+    /// Whether the authentication middleware authenticates this call; `true` unless changed.
+    public var requiresAuthentication = true
+    /// How the retry middleware may retry this call, or `nil` for its default.
+    public var retryPolicy: RetryPolicy?
+    /// How the response cache may store this call's response, or `nil` for its default.
+    public var cachePolicy: CachePolicy?
 
     private let decodeResponse: @Sendable (HTTPResponse, JSONDecoder) throws -> Response
 
@@ -44,6 +50,25 @@ public struct Request<Response: Sendable>: Endpoint {
         self.timeout = timeout
         self.baseURL = baseURL
         self.decodeResponse = decode
+    }
+
+    /// The same request with other middleware policies.
+    ///
+    /// ```swift
+    /// let config = Request.get("configuration", as: Configuration.self)
+    ///     .policies(cache: .timeToLive(.seconds(3600)))
+    /// let health = Request.get("health", as: Data.self).policies(requiresAuthentication: false, retry: .never)
+    /// ```
+    public func policies(
+        requiresAuthentication: Bool? = nil,
+        retry: RetryPolicy? = nil,
+        cache: CachePolicy? = nil
+    ) -> Request {
+        var copy = self
+        copy.requiresAuthentication = requiresAuthentication ?? copy.requiresAuthentication
+        copy.retryPolicy = retry ?? copy.retryPolicy
+        copy.cachePolicy = cache ?? copy.cachePolicy
+        return copy
     }
 
     /// Decodes with the closure given at creation.

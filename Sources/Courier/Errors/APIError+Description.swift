@@ -18,7 +18,7 @@ extension APIError {
             sentence = "\(target ?? "the request") failed (\(failure)): \(message)"
         case .invalidRequest:
             sentence = "invalid request\(target.map { " \($0)" } ?? ""): \(message)"
-        case .decoding, .middleware, .cancelled, .unacceptableContentType:
+        case .decoding, .authentication, .middleware, .cancelled, .unacceptableContentType:
             sentence = target.map { "\($0): \(message)" } ?? message
         }
         return Redaction.scrub(sentence, secretsOf: request)

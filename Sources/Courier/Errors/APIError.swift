@@ -35,6 +35,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         case unacceptableContentType(String?)
         /// The response arrived but could not be turned into the endpoint's `Response`.
         case decoding
+        /// The authentication middleware could not get, or refresh, a credential. Nothing more was sent.
+        case authentication(AuthenticationFailure)
         /// A middleware failed with an error of its own.
         case middleware
         /// The call was cancelled. Only the completion-handler API reports this; `async` calls throw

@@ -1,0 +1,76 @@
+import Foundation
+
+/// Puts a credential on every request whose route requires authentication, refreshes it before it
+/// expires and when the server rejects it, and replays the rejected request once.
+///
+/// ```swift
+/// let client = APIClient(baseURL: api, middlewares: [
+///     AuthMiddleware(credential: .apiKey(key, queryItem: "api_key")),   // fixed
+///     // or: AuthMiddleware(provider: OAuthTokens(store: tokens))        // refreshable
+/// ])
+/// ```
+///
+/// However many requests are rejected at once, one refresh runs and every one of them continues
+/// with its result; a request rejected with a credential that has since been replaced is replayed
+/// with the new one without another refresh. A failed refresh reaches every waiting request as
+/// ``APIError/Kind/authentication(_:)`` with ``AuthenticationFailure/refreshFailed``, and too many
+/// refreshes in a short window stop with ``AuthenticationFailure/refreshLimitExceeded`` instead of
+/// looping. Routes whose ``Route/requiresAuthentication`` is `false` pass through untouched.
+public struct AuthMiddleware: Middleware {
+    /// How the middleware decides when to refresh.
+    public struct Configuration: Sendable {
+        /// Refresh a credential this long before its ``Credential/expiresAt``.
+        public var refreshMargin: Duration
+        /// At most this many refreshes within ``refreshWindow``; one more fails the request.
+        public var maximumRefreshesPerWindow: Int
+        /// The window ``maximumRefreshesPerWindow`` counts over.
+        public var refreshWindow: Duration
+        /// Whether a response means the credential was rejected: a 401 by default.
+        public var isRejection: @Sendable (HTTPResponse) -> Bool
+        /// The current time; injectable for tests.
+        public var now: @Sendable () -> Date
+
+        /// Creates a configuration.
+        public init(
+            refreshMargin: Duration = .seconds(30),
+            maximumRefreshesPerWindow: Int = 3,
+            refreshWindow: Duration = .seconds(30),
+            isRejection: @escaping @Sendable (HTTPResponse) -> Bool = { $0.status == .unauthorized },
+            now: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.refreshMargin = refreshMargin
+            self.maximumRefreshesPerWindow = maximumRefreshesPerWindow
+            self.refreshWindow = refreshWindow
+            self.isRejection = isRejection
+            self.now = now
+        }
+    }
+
+    private let store: CredentialStore
+    private let configuration: Configuration
+
+    /// Authenticates with credentials from `provider`, refreshing them as it allows.
+    public init(provider: some CredentialProvider, configuration: Configuration = Configuration()) {
+        self.store = CredentialStore(provider: provider, settings: configuration)
+        self.configuration = configuration
+    }
+
+    /// Authenticates with one fixed credential; a rejection reaches the caller as it is.
+    public init(credential: Credential) {
+        self.init(provider: FixedCredential(credential))
+    }
+
+    /// Authenticates the request, sends it, and on a rejection refreshes and replays it once.
+    public func intercept(
+        _ request: HTTPRequest,
+        next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        guard request.policies.requiresAuthentication else { return try await next(request) }
+        let credential = try await store.credential(for: request)
+        let response = try await next(credential.authenticate(request))
+        guard configuration.isRejection(response),
+            let renewed = try await store.refresh(rejecting: credential, request: request)
+        else { return response }
+        return try await next(renewed.authenticate(request))
+    }
+}

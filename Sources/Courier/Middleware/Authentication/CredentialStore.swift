@@ -1,0 +1,124 @@
+import Foundation
+
+/// The authentication middleware's shared state: the current credential, the one load or refresh
+/// that may be running, and when recent refreshes happened.
+///
+/// Every request that needs a credential while one is being fetched waits for that fetch (single
+/// flight). A request whose credential was rejected after another request already refreshed it is
+/// given the newer credential without a second refresh. A fetch goes on even if every waiter is
+/// cancelled, so a rotating refresh token is never lost half way.
+///
+/// `@unchecked Sendable`: the mutable state is a ``Locked``; the provider and the settings are
+/// immutable and `Sendable`.
+final class CredentialStore: @unchecked Sendable {
+    private struct State {
+        var current: Credential?
+        /// The load or refresh in flight, with the credential it replaces (`nil` for the first load).
+        var fetch: (replacing: Credential?, work: SharedWork<Credential?>)?
+        /// When the provider last handed out refreshed credentials, within the window.
+        var refreshTimes: [Date] = []
+    }
+
+    private let provider: any CredentialProvider
+    private let settings: AuthMiddleware.Configuration
+    private let state = Locked(State())
+
+    init(provider: any CredentialProvider, settings: AuthMiddleware.Configuration) {
+        self.provider = provider
+        self.settings = settings
+    }
+
+    /// The credential to send: the current one, loaded first if there is none, refreshed first if
+    /// it expires within the configured margin.
+    func credential(for request: HTTPRequest) async throws -> Credential {
+        var current = state.withLock { $0.current }
+        if current == nil {
+            current = try await fetch(replacing: nil, request: request)
+        }
+        guard let current else { return try unavailable(request) }
+        guard current.expires(within: settings.refreshMargin, of: settings.now()) else { return current }
+        return try await fetch(replacing: current, request: request) ?? current
+    }
+
+    /// A credential to replace `rejected`, or `nil` when the provider cannot refresh.
+    func refresh(rejecting rejected: Credential, request: HTTPRequest) async throws -> Credential? {
+        try await fetch(replacing: rejected, request: request)
+    }
+
+    private func unavailable(_ request: HTTPRequest) throws -> Credential {
+        throw APIError(
+            .authentication(.credentialUnavailable), message: "the credential provider gave no credential",
+            request: request
+        )
+    }
+
+    /// Joins the fetch that replaces `old`, or starts it; returns at once when `old` has already
+    /// been replaced.
+    private func fetch(replacing old: Credential?, request: HTTPRequest) async throws -> Credential? {
+        let plan: Result<(SharedWork<Credential?>, Int)?, APIError> = state.withLock { state in
+            if let current = state.current, current != old { return .success(nil) }
+            if let fetch = state.fetch, fetch.replacing == old, let member = fetch.work.enroll() {
+                return .success((fetch.work, member))
+            }
+            if old != nil {
+                let now = settings.now()
+                state.refreshTimes.removeAll { now.timeIntervalSince($0) > settings.refreshWindow.timeInterval }
+                guard state.refreshTimes.count < settings.maximumRefreshesPerWindow else {
+                    return .failure(refreshLimitError(request))
+                }
+            }
+            let work = SharedWork<Credential?>(outlivesMembers: true) { [self] in
+                try await runFetch(replacing: old)
+            }
+            state.fetch = (old, work)
+            return .success((work, work.enroll() ?? 0))
+        }
+        guard let (work, member) = try plan.get() else {
+            return state.withLock { $0.current }
+        }
+        do {
+            return try await work.value(for: member)
+        } catch let error as APIError {
+            throw error.attaching(request: request)
+        }
+    }
+
+    /// Asks the provider, records the result, and turns the provider's errors into ``APIError``s.
+    private func runFetch(replacing old: Credential?) async throws -> Credential? {
+        let fetched: Credential?
+        do {
+            if let old {
+                fetched = try await provider.refresh(rejecting: old)
+            } else {
+                fetched = try await provider.credential()
+            }
+        } catch {
+            state.withLock { $0.fetch = nil }
+            let failure: AuthenticationFailure = old == nil ? .credentialUnavailable : .refreshFailed
+            let verb = old == nil ? "get" : "refresh"
+            throw APIError(
+                .authentication(failure), message: "the credential provider failed to \(verb) the credential: \(error)",
+                underlyingError: error
+            )
+        }
+        let now = settings.now()
+        state.withLock { state in
+            if let fetched {
+                state.current = fetched
+                if old != nil { state.refreshTimes.append(now) }
+            }
+            state.fetch = nil
+        }
+        return fetched
+    }
+
+    private func refreshLimitError(_ request: HTTPRequest) -> APIError {
+        let window = DurationText.seconds(settings.refreshWindow)
+        return APIError(
+            .authentication(.refreshLimitExceeded),
+            message:
+                "the credential was refreshed \(settings.maximumRefreshesPerWindow) times within \(window) and is still refused",
+            request: request
+        )
+    }
+}

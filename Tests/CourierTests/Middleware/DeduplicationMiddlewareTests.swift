@@ -1,0 +1,93 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+@Suite("Deduplication middleware")
+struct DeduplicationMiddlewareTests {
+    @Test("100 concurrent identical GETs make one transport call and all get its response")
+    func coalesces() async throws {
+        let transport = StubTransport().on(.get, "*", .text("shared").delayed(by: .milliseconds(200)))
+        let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [DeduplicationMiddleware()])
+
+        let values = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<100 { group.addTask { try await client.send(.get("popular", as: String.self)) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        #expect(values == Array(repeating: "shared", count: 100))
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("cancelling 99 of 100 callers leaves the last one's exchange running to completion")
+    func cancelAllButOne() async throws {
+        let transport = StubTransport().on(.get, "*", .text("survivor").delayed(by: .milliseconds(300)))
+        let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [DeduplicationMiddleware()])
+
+        let tasks = (0..<100).map { _ in Task { try await client.send(.get("popular", as: String.self)) } }
+        try await Task.sleep(for: .milliseconds(100))
+        for task in tasks.dropLast() { task.cancel() }
+
+        for task in tasks.dropLast() {
+            await #expect(throws: CancellationError.self) { try await task.value }
+        }
+        #expect(try await tasks.last?.value == "survivor")
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("when the last caller leaves, the shared exchange is cancelled")
+    func lastLeaverCancels() async throws {
+        let cancelled = Counter()
+        let transport = StubTransport().on(.get, "*") { _ in
+            do {
+                try await Task.sleep(for: .seconds(10))
+            } catch {
+                cancelled.increment()
+                throw error
+            }
+            return .text("never")
+        }
+        let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [DeduplicationMiddleware()])
+
+        let tasks = (0..<5).map { _ in Task { try await client.send(.get("slow", as: String.self)) } }
+        try await Task.sleep(for: .milliseconds(100))
+        for task in tasks { task.cancel() }
+        for task in tasks { _ = try? await task.value }
+        try await Task.sleep(for: .milliseconds(100))
+
+        #expect(cancelled.count == 1)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("different credentials, methods or bodies are never shared")
+    func distinctRequests() async throws {
+        let transport = StubTransport().on(where: { _ in true }, .text("ok").delayed(by: .milliseconds(100)))
+        let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [DeduplicationMiddleware()])
+
+        async let alice = client.send(.get("me", headers: [.authorization: "Bearer alice"], as: String.self))
+        async let bob = client.send(.get("me", headers: [.authorization: "Bearer bob"], as: String.self))
+        async let post1 = client.send(.post("me", body: ["a": "1"], as: String.self))
+        async let post2 = client.send(.post("me", body: ["a": "1"], as: String.self))
+        _ = try await (alice, bob, post1, post2)
+
+        #expect(transport.requests.count == 4)
+    }
+
+    @Test("a failure reaches every caller; the next call starts afresh")
+    func sharedFailure() async throws {
+        let transport = StubTransport().on(
+            .get, "*", .failure(URLError(.networkConnectionLost)).delayed(by: .milliseconds(100)), .text("ok")
+        )
+        let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [DeduplicationMiddleware()])
+
+        async let first = Result(catching: { try await client.send(.get("x", as: String.self)) })
+        async let second = Result(catching: { try await client.send(.get("x", as: String.self)) })
+        let results = await [first, second]
+
+        for result in results {
+            #expect((result.failure as? APIError)?.kind == .transport(.connectionLost))
+        }
+        #expect(try await client.send(.get("x", as: String.self)) == "ok")
+        #expect(transport.requests.count == 2)
+    }
+}
