@@ -35,6 +35,14 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// The wire spelling.
     public var description: String { rawValue }
 
+    /// Whether the request only reads (RFC 9110 §9.2.1): `GET`, `HEAD`, `OPTIONS`, `TRACE`.
+    public var isSafe: Bool {
+        switch self {
+        case .get, .head, .options, .trace: true
+        default: false
+        }
+    }
+
     /// Whether repeating the request has the same effect as sending it once (RFC 9110 §9.2.2).
     public var isIdempotent: Bool {
         switch self {
