@@ -176,4 +176,45 @@ struct ReadmeExamplesTests {
         #expect(transport.requests[1].headers[.contentType] == form.contentType)
         #expect(error.message == "expected image/* but the server sent text/html")
     }
+
+    @Test("the middleware examples compile and the recommended stack answers")
+    func middlewareExamples() async throws {
+        let tokens = FixedCredential(.bearer("t0ken"))
+        let key = "k3y"
+        let secret = "s3cret"
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = StubTransport().on(.get, "*", .json(#"{"ok": true}"#, headers: [.cacheControl: "max-age=60"]))
+        let client = APIClient(
+            baseURL: URL(string: "https://api.example.com")!,
+            transport: transport,
+            middlewares: [
+                MetricsMiddleware { metrics in print(metrics.duration, metrics.attempts) },  // sees whole calls
+                DeduplicationMiddleware(),  // identical calls share everything below
+                RetryMiddleware(),  // each retry re-runs auth, cache and logging
+                AuthMiddleware(provider: tokens),  // credentials on, refresh on 401, replay once
+                ResponseCacheMiddleware(),  // sees the credentials, so never mixes users up
+                LoggingMiddleware(handler: StandardErrorLogHandler()),  // one line per exchange on the wire
+            ]
+        )
+        let alternatives: [any Middleware] = [
+            AuthMiddleware(credential: .apiKey(key, queryItem: "api_key")),
+            AuthMiddleware(credential: .apiKey(key, header: "X-Api-Key")),
+            AuthMiddleware(credential: .basic(username: "ada", password: secret)),
+            AuthMiddleware(credential: .bearer(key)),
+            RetryMiddleware(
+                policy: RetryPolicy(maximumAttempts: 5, maximumRetryAfter: .seconds(30)),
+                budget: RetryBudget(maximumTokens: 20)
+            ),
+            LoggingMiddleware(handler: StandardErrorLogHandler(minimumLevel: .info)),
+            ResponseCacheMiddleware(cache: try ResponseCache(configuration: .init(directory: folder))),
+        ]
+
+        let answer = try await client.response(for: .get("me", as: Data.self))
+
+        #expect(answer.metrics.attempts == 1)
+        #expect(transport.requests.first?.headers[.authorization] == "Bearer t0ken")
+        #expect(transport.requests.first?.curlCommand().contains("'Authorization: REDACTED'") == true)
+        #expect(alternatives.count == 7)
+    }
 }
