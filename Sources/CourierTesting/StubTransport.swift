@@ -125,6 +125,17 @@ public final class StubTransport: HTTPTransport, @unchecked Sendable {
         return self
     }
 
+    /// Answers requests that `matches` accepts by calling `respond`, which sees the request.
+    @discardableResult
+    public func on(
+        _ description: String = "custom rule",
+        where matches: @escaping @Sendable (HTTPRequest) -> Bool,
+        respond: @escaping @Sendable (HTTPRequest) async throws -> StubResponse
+    ) -> StubTransport {
+        add(Rule(label: description, matches: matches, respond: respond))
+        return self
+    }
+
     /// Every request received, in order.
     public var requests: [HTTPRequest] {
         lock.lock()

@@ -1,0 +1,117 @@
+import Foundation
+
+extension HTTPClient {
+    /// Pages by offset and limit, ending at the first page with fewer than `pageSize` items (or
+    /// when `total` says every item has been fetched).
+    ///
+    /// ```swift
+    /// let pages = client.pages(pageSize: 25, itemCount: { $0.results.count }, endpoint: { offset, limit in
+    ///     ITunesSearchRequest(term: "jack johnson", media: .music, limit: limit, offset: offset)
+    /// })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - pageSize: The `limit` of every request.
+    ///   - offset: The offset of the first page.
+    ///   - itemCount: How many items a page holds.
+    ///   - total: How many items there are in all, when the API says.
+    ///   - endpoint: The request for an offset and a limit.
+    public func pages<E: Endpoint>(
+        pageSize: Int,
+        startingAt offset: Int = 0,
+        itemCount: @escaping @Sendable (E.Response) -> Int,
+        total: (@Sendable (E.Response) -> Int?)? = nil,
+        endpoint: @escaping @Sendable (_ offset: Int, _ limit: Int) -> E
+    ) -> PageSequence<E.Response> {
+        let size = max(1, pageSize)
+        return PageSequence(first: max(0, offset)) { offset in
+            let page = try await send(endpoint(offset, size))
+            let count = itemCount(page)
+            let next = offset + count
+            let atEnd = count < size || total.flatMap { $0(page) }.map { next >= $0 } ?? false
+            return (page, atEnd ? nil : next)
+        }
+    }
+
+    /// Pages by number, ending at the last page the API reports.
+    ///
+    /// ```swift
+    /// let pages = client.pages(totalPages: { $0.totalPages }, endpoint: { PopularMovies(page: $0) })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - first: The number of the first page.
+    ///   - totalPages: How many pages there are, as the page says; `nil` ends after this page.
+    ///   - endpoint: The request for a page number.
+    public func pages<E: Endpoint>(
+        numberedFrom first: Int = 1,
+        totalPages: @escaping @Sendable (E.Response) -> Int?,
+        endpoint: @escaping @Sendable (_ page: Int) -> E
+    ) -> PageSequence<E.Response> {
+        PageSequence(first: first) { number in
+            let page = try await send(endpoint(number))
+            let last = totalPages(page) ?? number
+            return (page, number < last ? number + 1 : nil)
+        }
+    }
+
+    /// Pages by an opaque cursor that each page gives for the next, ending when it gives none.
+    ///
+    /// ```swift
+    /// let pages = client.pages(from: Events(after: nil), nextCursor: { $0.next }, endpoint: { Events(after: $0) })
+    /// ```
+    ///
+    /// A cursor the server has already given once ends the sequence with an ``APIError`` of kind
+    /// ``APIError/Kind/decoding`` instead of looping.
+    public func pages<E: Endpoint, Cursor: Hashable & Sendable>(
+        from first: E,
+        nextCursor: @escaping @Sendable (E.Response) -> Cursor?,
+        endpoint: @escaping @Sendable (Cursor) -> E
+    ) -> PageSequence<E.Response> {
+        PageSequence(first: CursorState<Cursor>(cursor: nil, seen: [])) { state in
+            let page = try await send(state.cursor.map(endpoint) ?? first)
+            guard let next = nextCursor(page) else { return (page, nil) }
+            guard !state.seen.contains(next) else {
+                throw APIError(.decoding, message: "the server gave the cursor \"\(next)\" a second time")
+            }
+            return (page, CursorState(cursor: next, seen: state.seen.union([next])))
+        }
+    }
+}
+
+/// The cursor to fetch next, and every cursor given so far.
+private struct CursorState<Cursor: Hashable & Sendable>: Sendable {
+    let cursor: Cursor?
+    let seen: Set<Cursor>
+}
+
+extension APIClient {
+    /// Pages that link to the next one with an RFC 8288 `Link: <…>; rel="next"` header, as GitHub's
+    /// API does, ending when a page has none.
+    ///
+    /// ```swift
+    /// let pages = client.pages(following: Request.get("repos/apple/swift/issues", as: [Issue].self))
+    /// ```
+    ///
+    /// Each next URL is requested as the first request was (method, headers, decoding), with the
+    /// URL replaced. A next URL on another host ends the sequence with an ``APIError`` of kind
+    /// ``APIError/Kind/invalidRequest``: credentials are never sent where a header points.
+    public func pages<Value: Sendable>(following first: Request<Value>) -> PageSequence<Value> {
+        PageSequence(first: first) { request in
+            let result = try await response(for: request)
+            guard let next = result.response.links["next"] else { return (result.value, nil) }
+            let origin = request.baseURL ?? baseURL
+            guard next.host?.lowercased() == origin.host?.lowercased(), next.scheme == origin.scheme else {
+                throw APIError(
+                    .invalidRequest, message: "the next page's link leaves \(origin.host ?? "the API")",
+                    request: result.request, response: result.response
+                )
+            }
+            var following = request
+            following.baseURL = next
+            following.path = ""
+            following.query = []
+            return (result.value, following)
+        }
+    }
+}
