@@ -12,18 +12,28 @@ let package = Package(
     products: [
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
-        .executable(name: "courier-demo", targets: ["CourierDemo"]),
+        .library(name: "ITunesSearch", targets: ["ITunesSearch"]),
+        .library(name: "TMDB", targets: ["TMDB"]),
+        .executable(name: "mediasearch", targets: ["MediaSearch"]),
     ],
     targets: [
         .target(name: "Courier"),
         .target(name: "CourierTesting", dependencies: ["Courier"]),
-        .executableTarget(
-            name: "CourierDemo",
-            dependencies: ["Courier", "CourierTesting"],
-            path: "Examples/CourierDemo"
+        .target(name: "ITunesSearch", dependencies: ["Courier"], path: "Examples/ITunesSearch"),
+        .target(name: "TMDB", dependencies: ["Courier"], path: "Examples/TMDB"),
+        .target(
+            name: "MediaSearchCommand",
+            dependencies: ["Courier", "CourierTesting", "ITunesSearch", "TMDB"],
+            path: "Examples/MediaSearchCommand",
+            resources: [.copy("Samples")]
         ),
+        .executableTarget(name: "MediaSearch", dependencies: ["MediaSearchCommand"], path: "Examples/MediaSearch"),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting"]),
+        .testTarget(
+            name: "ExampleTests",
+            dependencies: ["Courier", "CourierTesting", "ITunesSearch", "TMDB", "MediaSearchCommand"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,71 @@
+import Courier
+import Foundation
+import ITunesSearch
+import TMDB
+
+/// The `mediasearch` program, callable in-process: parses the arguments, runs the command through
+/// the iTunes and TMDB clients (live, or on the bundled samples with `--offline`), prints a table
+/// or JSON, and returns the exit status.
+public enum MediaSearch {
+    /// Success.
+    public static let success: Int32 = 0
+    /// A network or server failure.
+    public static let failure: Int32 = 1
+    /// A usage error (EX_USAGE).
+    public static let usageError: Int32 = 64
+
+    /// Runs one command line.
+    ///
+    /// - Parameters:
+    ///   - arguments: The arguments, without the program name.
+    ///   - environment: Read for `TMDB_API_KEY`, `TMDB_ACCESS_TOKEN` and, with `--offline`,
+    ///     `MEDIASEARCH_OFFLINE_FAILURE` (a status such as `500`, or `unreachable`), which makes every
+    ///     offline answer fail so the failure paths can be seen and tested.
+    ///   - console: Where to print.
+    ///   - transport: The transport for live requests; `--offline` always uses the samples.
+    /// - Returns: 0, 1 or 64.
+    public static func run(
+        _ arguments: [String],
+        environment: [String: String],
+        console: Console,
+        transport: (any HTTPTransport)? = nil
+    ) async -> Int32 {
+        let invocation: Invocation
+        do {
+            invocation = try CommandLineParser.parse(arguments)
+        } catch {
+            console.writeError("mediasearch: \(error.message)\n\n\(Usage.text(for: error.topic))\n")
+            return usageError
+        }
+        if case .help(let topic) = invocation.command {
+            console.write(Usage.text(for: topic) + "\n")
+            return success
+        }
+        let services = Services(
+            invocation: invocation, environment: environment, console: console,
+            transport: invocation.offline
+                ? OfflineSamples.transport(failure: environment["MEDIASEARCH_OFFLINE_FAILURE"])
+                : transport ?? URLSessionTransport()
+        )
+        let service = invocation.command.isTMDB ? "TMDB" : "iTunes"
+        do {
+            try await services.run(invocation.command)
+            return success
+        } catch let error as UsageError {
+            console.writeError("mediasearch: \(error.message)\n")
+            return usageError
+        } catch {
+            console.writeError("mediasearch: \(FailureMessage.sentence(for: error, service: service))\n")
+            return failure
+        }
+    }
+}
+
+extension Invocation.Command {
+    var isTMDB: Bool {
+        switch self {
+        case .popular, .movie, .poster: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// The built `mediasearch` program, run as a newcomer runs it.
+@Suite("mediasearch, the built program", .timeLimit(.minutes(1)))
+struct MediaSearchBinaryTests {
+    /// `mediasearch` next to the test bundle, where `swift build` puts every product.
+    private static let program: URL? = {
+        let candidates = [
+            Bundle.main.executableURL, Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]),
+        ]
+        for case let start? in candidates {
+            var folder = start.deletingLastPathComponent()
+            for _ in 0..<3 {
+                let candidate = folder.appendingPathComponent("mediasearch")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                folder = folder.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }()
+
+    private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String, String) {
+        let program = try #require(Self.program, "build the mediasearch product first (scripts/test does)")
+        let process = Process()
+        process.executableURL = program
+        process.arguments = arguments
+        var variables = ProcessInfo.processInfo.environment
+        variables["TMDB_API_KEY"] = nil
+        variables["TMDB_ACCESS_TOKEN"] = nil
+        variables.merge(environment) { $1 }
+        process.environment = variables
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+            String(decoding: errorData, as: UTF8.self)
+        )
+    }
+
+    @Test("the README command prints the table and exits 0")
+    func readmeCommand() throws {
+        let (status, output, error) = try run(["search", "jack johnson", "--media", "music", "--offline"])
+
+        #expect(status == 0 && error.isEmpty)
+        #expect(output.contains("Banana Pancakes") && output.contains("Artist or director"))
+    }
+
+    @Test("--json output parses back; page 2 differs from page 1")
+    func json() throws {
+        let (_, first, _) = try run(["search", "jack johnson", "--media", "music", "--offline", "--json"])
+        let (_, second, _) = try run([
+            "search", "jack johnson", "--media", "music", "--offline", "--json", "--page", "2",
+        ])
+
+        let one = try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any]
+        let two = try JSONSerialization.jsonObject(with: Data(second.utf8)) as? [String: Any]
+        #expect((one?["results"] as? [Any])?.count == 25)
+        #expect(one?["page"] as? Int == 1 && two?["page"] as? Int == 2)
+        #expect(first != second)
+    }
+
+    @Test("a usage error exits 64 with the usage text on standard error")
+    func usage() throws {
+        let (status, output, error) = try run(["search", "x", "--media", "vinyl"])
+
+        #expect(status == 64 && output.isEmpty)
+        #expect(error.contains("unknown media kind") && error.contains("Usage: mediasearch search"))
+    }
+
+    @Test("an injected server failure exits 1 with one sentence and no stack trace")
+    func injectedFailure() throws {
+        let (status, output, error) = try run(
+            ["popular", "--offline"], environment: ["MEDIASEARCH_OFFLINE_FAILURE": "401"]
+        )
+
+        #expect(status == 1 && output.isEmpty)
+        #expect(
+            error == "mediasearch: TMDB rejected the API key (401): Invalid API key: You must be granted a valid key.\n"
+        )
+    }
+}
