@@ -21,7 +21,7 @@ import Foundation
 /// in turn and then repeats the last (handy for retry tests). A request that no rule matches fails
 /// with ``UnmatchedRequest``, whose description names the request and the rules there are, so the
 /// test that sent it fails loudly.
-public final class StubTransport: HTTPTransport, @unchecked Sendable {
+public final class StubTransport: HTTPStreamingTransport, @unchecked Sendable {
     // `@unchecked Sendable`: `rules` and `recorded` are only read or written while `lock` is held;
     // everything else is immutable.
 
@@ -151,6 +151,18 @@ public final class StubTransport: HTTPTransport, @unchecked Sendable {
 
     /// Answers from the first matching rule.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await answer(request, consumer: nil)
+    }
+
+    /// Answers from the first matching rule, handing the body to `consumer` in pieces of at most
+    /// 64 KiB when it accepts it, as a network transport would.
+    public func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer) async throws
+        -> HTTPResponse
+    {
+        try await answer(request, consumer: consumer)
+    }
+
+    private func answer(_ request: HTTPRequest, consumer: (any ResponseBodyConsumer)?) async throws -> HTTPResponse {
         let stub: StubResponse
         switch try match(request) {
         case .canned(let canned): stub = canned
@@ -163,7 +175,20 @@ public final class StubTransport: HTTPTransport, @unchecked Sendable {
         case .failure(let error):
             throw error
         case .response(let status, let headers, let body):
-            return HTTPResponse(status: status, headers: headers, body: try body(), url: request.url)
+            let response = HTTPResponse(status: status, headers: headers, body: try body(), url: request.url)
+            guard let consumer else { return response }
+            var head = response
+            head.body = Data()
+            guard try consumer.responseHeadArrived(head) else { return response }
+            let bytes = response.body
+            var offset = bytes.startIndex
+            while offset < bytes.endIndex {
+                try Task.checkCancellation()
+                let end = min(offset + 65_536, bytes.endIndex)
+                try consumer.receive(bytes.subdata(in: offset..<end))
+                offset = end
+            }
+            return head
         }
     }
 

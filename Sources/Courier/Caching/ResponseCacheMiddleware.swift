@@ -20,6 +20,7 @@ import Foundation
 ///   A request with its own conditional headers is passed through untouched.
 ///
 /// Place it after the authentication middleware, so it sees the credentials it must not mix up.
+/// Downloads streamed to disk pass through untouched.
 public struct ResponseCacheMiddleware: Middleware {
     /// The storage.
     public let cache: ResponseCache
@@ -53,6 +54,8 @@ public struct ResponseCacheMiddleware: Middleware {
         let policy = request.policies.cache ?? self.policy
         let credential = Self.credentialDigest(of: request)
         let mayStore = policy.freshness != .noStore && (credential == nil || policy.storesAuthenticatedResponses)
+        // A body streamed to disk never passes through here: nothing to store.
+        guard !BodyStreaming.isActive else { return try await next(request) }
         guard request.method == .get, request.body == nil else {
             let response = try await next(request)
             if !request.method.isSafe, (200..<400).contains(response.status.code) {

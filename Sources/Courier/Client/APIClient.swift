@@ -114,7 +114,7 @@ public struct APIClient: HTTPClient {
     }
 
     /// Runs the request through the middlewares, outermost first, down to the transport.
-    private func exchange(_ request: HTTPRequest, record: ExchangeRecord) async throws -> HTTPResponse {
+    func exchange(_ request: HTTPRequest, record: ExchangeRecord) async throws -> HTTPResponse {
         let transport = self.transport
         var next: @Sendable (HTTPRequest) async throws -> HTTPResponse = { request in
             record.willSend(request)

@@ -10,7 +10,19 @@ enum TransportCall {
     static func send(_ request: HTTPRequest, through transport: any HTTPTransport) async throws -> HTTPResponse {
         try RequestValidation.validate(request)
         do {
-            return try await transport.send(request)
+            guard let consumer = BodyStreaming.consumer else { return try await transport.send(request) }
+            if let streaming = transport as? any HTTPStreamingTransport {
+                return try await streaming.send(request, streamingBodyTo: consumer)
+            }
+            // A transport that cannot stream: hand the whole body over at once.
+            var response = try await transport.send(request)
+            var head = response
+            head.body = Data()
+            if try consumer.responseHeadArrived(head) {
+                if !response.body.isEmpty { try consumer.receive(response.body) }
+                response.body = Data()
+            }
+            return response
         } catch {
             throw normalise(error, request: request)
         }

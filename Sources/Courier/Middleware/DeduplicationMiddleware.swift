@@ -15,7 +15,8 @@ import Foundation
 /// users never share a response) are the same, apart from the names in ``ignoredHeaders``. Each
 /// caller may cancel on its own and gets `CancellationError` at once; the shared exchange is
 /// cancelled only when its last caller leaves. Callers that joined another's exchange see
-/// ``APIResponse/attempts`` of zero. Requests with a body are never shared.
+/// ``APIResponse/attempts`` of zero. Requests with a body, and downloads streamed to disk, are never
+/// shared.
 public struct DeduplicationMiddleware: Middleware {
     private struct Key: Hashable, Sendable {
         let method: HTTPMethod
@@ -38,7 +39,8 @@ public struct DeduplicationMiddleware: Middleware {
         _ request: HTTPRequest,
         next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
-        guard request.method == .get || request.method == .head, request.body == nil else {
+        // A streamed body goes to one consumer only, so a streaming call is never shared.
+        guard request.method == .get || request.method == .head, request.body == nil, !BodyStreaming.isActive else {
             return try await next(request)
         }
         let headers = request.headers.filter { !ignoredHeaders.contains($0.name) }

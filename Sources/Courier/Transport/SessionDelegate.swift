@@ -8,7 +8,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: its only mutable state, `exchanges`, is read and written only while
 /// `lock` is held.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, @unchecked Sendable {
     private static let httpAuthenticationMethods: Set<String> = [
         NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
         NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate, NSURLAuthenticationMethodHTMLForm,
@@ -16,6 +16,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     private let lock = NSLock()
     private var exchanges: [Int: URLSessionExchange] = [:]
+
+    /// The session's delegate queue, whose length is how far the consumers are behind the network.
+    let queue: OperationQueue = {
+        let queue = OperationQueue()
+        queue.name = "Courier.URLSessionTransport"
+        queue.maxConcurrentOperationCount = 1
+        return queue
+    }()
+
+    /// How many body pieces (of up to 16 KiB on Linux) may wait before a resumable stream is stopped.
+    private static let maximumWaitingPieces = 2048
 
     func register(_ exchange: URLSessionExchange, for task: URLSessionTask) {
         lock.lock()
@@ -47,9 +58,35 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        if exchange(for: dataTask)?.append(data) == false {
+        guard let exchange = exchange(for: dataTask) else { return }
+        // URLSession has no flow control (on Linux the network outruns any consumer on loopback):
+        // every piece waits in the delegate queue. Stop a stream that can resume before that grows.
+        if exchange.stopIfFallenBehind(waiting: queue.operationCount, limit: Self.maximumWaitingPieces)
+            || !exchange.append(data)
+        {
             dataTask.cancel()
         }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        downloadTask: URLSessionDownloadTask,
+        didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64,
+        totalBytesExpectedToWrite: Int64
+    ) {
+        guard let exchange = exchange(for: downloadTask) else { return }
+        guard exchange.offerDownloadHead(downloadTask.response) else {
+            downloadTask.cancel()
+            return
+        }
+        exchange.downloadProgressed(totalBytesWritten)
+    }
+
+    func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
+    ) {
+        exchange(for: downloadTask)?.keepDownloadedFile(location)
     }
 
     func urlSession(

@@ -21,11 +21,27 @@ final class URLSessionExchange: @unchecked Sendable {
     private var body = Data()
     private var deadlineTimer: DispatchWorkItem?
     private var declinedChallenge = false
+    private let consumer: (any ResponseBodyConsumer)?
+    /// Whether the consumer took the body: pieces go to it, not into `body`.
+    private var isStreaming = false
+    /// Whether the head was offered to the consumer yet (download tasks learn it late).
+    private var headOffered = false
+    /// Whether URLSession buffers this exchange's body on disk (a download task).
+    let isDownloadTask: Bool
+    /// The largest body a data task streams; a larger one is fetched again with a download task.
+    static let largestStreamedBody: Int64 = 16 << 20
+    /// Where a download task's body was kept, until it is handed over.
+    private var downloadedFile: URL?
 
-    init(request: HTTPRequest, timeout: Duration, maximumResponseSize: Int) {
+    init(
+        request: HTTPRequest, timeout: Duration, maximumResponseSize: Int,
+        consumer: (any ResponseBodyConsumer)? = nil, isDownloadTask: Bool = false
+    ) {
+        self.isDownloadTask = isDownloadTask
         self.request = request
         self.timeout = timeout
         self.maximumResponseSize = maximumResponseSize
+        self.consumer = consumer
     }
 
     /// Stores the continuation; `false` when the exchange already finished (cancelled before it started),
@@ -75,8 +91,30 @@ final class URLSessionExchange: @unchecked Sendable {
         continuation?.resume(with: result)
     }
 
-    /// Checks the announced size; `false` (and the exchange failed) when it is over the limit.
+    /// Offers the head to the consumer, if any (not for a redirect, which is followed instead), and
+    /// checks the announced size of a body kept in memory; `false` (and the exchange failed) when
+    /// the consumer threw or the body is over the limit.
     func receive(_ response: URLResponse) -> Bool {
+        if let consumer, let http = response as? HTTPURLResponse, !Self.isRedirect(http) {
+            do {
+                let streams = try consumer.responseHeadArrived(Self.makeResponse(http, body: Data(), request: request))
+                lock.lock()
+                isStreaming = streams
+                let buffersOnDisk = isDownloadTask
+                lock.unlock()
+                if streams, !buffersOnDisk, http.expectedContentLength > Self.largestStreamedBody {
+                    // URLSession cannot slow the network down to the consumer's pace: a large body
+                    // would pile up in memory. Ask again with a download task, which can.
+                    consumer.didFallBehind()
+                    finish(.failure(switchingError(http.expectedContentLength)))
+                    return false
+                }
+                if streams { return true }
+            } catch {
+                finish(.failure(error))
+                return false
+            }
+        }
         if response.expectedContentLength > Int64(maximumResponseSize) {
             finish(.failure(tooLargeError()))
             return false
@@ -84,12 +122,27 @@ final class URLSessionExchange: @unchecked Sendable {
         return true
     }
 
-    /// Appends body bytes; `false` (and the exchange failed) once the body passes the limit.
+    private static func isRedirect(_ response: HTTPURLResponse) -> Bool {
+        [301, 302, 303, 307, 308].contains(response.statusCode) && response.value(forHTTPHeaderField: "Location") != nil
+    }
+
+    /// Takes body bytes: to the consumer when it streams, else into memory; `false` (and the
+    /// exchange failed) once the consumer throws or the body passes the limit.
     func append(_ data: Data) -> Bool {
         lock.lock()
         guard !isFinished else {
             lock.unlock()
             return false
+        }
+        if isStreaming, let consumer {
+            lock.unlock()
+            do {
+                try consumer.receive(data)
+                return true
+            } catch {
+                finish(.failure(error))
+                return false
+            }
         }
         let fits = body.count + data.count <= maximumResponseSize
         if fits { body.append(data) }
@@ -106,13 +159,97 @@ final class URLSessionExchange: @unchecked Sendable {
         lock.unlock()
     }
 
+    // MARK: Download tasks (the body buffered on disk by URLSession)
+
+    /// Offers the head of a download task's response to the consumer once it is known; `false`
+    /// (and the exchange failed) when the consumer threw.
+    func offerDownloadHead(_ response: URLResponse?) -> Bool {
+        guard let http = response as? HTTPURLResponse else { return true }
+        lock.lock()
+        let offered = headOffered
+        headOffered = true
+        lock.unlock()
+        return offered ? true : receive(http)
+    }
+
+    /// Reports the bytes a download task has written so far.
+    func downloadProgressed(_ total: Int64) {
+        lock.lock()
+        let streaming = isStreaming
+        lock.unlock()
+        if streaming { consumer?.bufferedBytesArrived(total) }
+    }
+
+    /// Moves a finished download task's file somewhere it survives the delegate call.
+    func keepDownloadedFile(_ location: URL) {
+        let kept = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-\(UUID().uuidString).body")
+        guard (try? FileManager.default.moveItem(at: location, to: kept)) != nil else { return }
+        lock.lock()
+        downloadedFile = kept
+        lock.unlock()
+    }
+
+    /// Hands a download task's file to the consumer (or reads it into the body), then finishes.
+    private func completeDownload(_ file: URL, response: HTTPURLResponse) {
+        defer { try? FileManager.default.removeItem(at: file) }
+        _ = offerDownloadHead(response)
+        lock.lock()
+        let streaming = isStreaming
+        lock.unlock()
+        do {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
+                guard append(piece) else { return }
+            }
+        } catch {
+            finish(
+                .failure(
+                    APIError(
+                        .transport(.other), message: "reading the downloaded body failed: \(error)", request: request,
+                        underlyingError: error)))
+            return
+        }
+        lock.lock()
+        let body = streaming ? Data() : self.body
+        lock.unlock()
+        finish(.success(Self.makeResponse(response, body: body, request: request)))
+    }
+
+    /// Stops a streamed body whose consumer has fallen `waiting` pieces behind the network, when it
+    /// can resume: `true` when the exchange was stopped (and the task must be cancelled).
+    func stopIfFallenBehind(waiting: Int, limit: Int) -> Bool {
+        lock.lock()
+        let streaming = isStreaming && !isFinished
+        lock.unlock()
+        guard streaming, waiting > limit, let consumer, consumer.canResume else { return false }
+        consumer.didFallBehind()
+        finish(
+            .failure(
+                APIError(
+                    .transport(.connectionLost),
+                    message:
+                        "stopped the transfer: \(waiting) pieces were waiting for a consumer slower than the network",
+                    request: request)))
+        return true
+    }
+
     /// Finishes from the task's completion.
     func complete(task: URLSessionTask, error: (any Error)?) {
         lock.lock()
         let body = self.body
         let declinedChallenge = self.declinedChallenge
+        let downloadedFile = self.downloadedFile
+        self.downloadedFile = nil
         lock.unlock()
         let httpResponse = task.response as? HTTPURLResponse
+        if error == nil, let downloadedFile, let httpResponse {
+            // Reading a large file back must not hold up the session's delegate queue.
+            DispatchQueue.global().async { self.completeDownload(downloadedFile, response: httpResponse) }
+            return
+        }
+        if let downloadedFile { try? FileManager.default.removeItem(at: downloadedFile) }
         if let error {
             let urlError = error as? URLError
             if urlError?.code == .cancelled, declinedChallenge, let httpResponse {
@@ -150,6 +287,13 @@ final class URLSessionExchange: @unchecked Sendable {
             .transport(.deadlineExceeded), message: "no complete response within \(DurationText.seconds(timeout))",
             request: request
         )
+    }
+
+    private func switchingError(_ length: Int64) -> APIError {
+        APIError(
+            .transport(.connectionLost),
+            message: "a body of \(length) bytes is fetched again with a download task, which keeps memory bounded",
+            request: request)
     }
 
     private func tooLargeError() -> APIError {

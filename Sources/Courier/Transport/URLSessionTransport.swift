@@ -21,7 +21,7 @@ import Foundation
 /// let transport = URLSessionTransport(configuration: .init(timeout: .seconds(10)))
 /// let client = APIClient(baseURL: url, transport: transport)
 /// ```
-public final class URLSessionTransport: HTTPTransport {
+public final class URLSessionTransport: HTTPStreamingTransport {
     /// The transport's settings.
     public struct Configuration: Sendable {
         /// The longest one exchange may take, redirects included, unless the request sets its own
@@ -66,7 +66,7 @@ public final class URLSessionTransport: HTTPTransport {
         self.configuration = configuration
         let sessionConfiguration = sessionConfiguration ?? Self.defaultSessionConfiguration()
         delegate = SessionDelegate()
-        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: delegate.queue)
     }
 
     deinit {
@@ -84,12 +84,27 @@ public final class URLSessionTransport: HTTPTransport {
     ///
     /// - Throws: ``APIError`` with kind ``APIError/Kind/transport(_:)``, or `CancellationError`.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await send(request, consumer: nil)
+    }
+
+    /// Sends the request, following redirects, and hands the final response's body to `consumer`
+    /// as it arrives (when it accepts it): memory stays bounded whatever the body's size.
+    ///
+    /// - Throws: ``APIError`` with kind ``APIError/Kind/transport(_:)``, the consumer's own error,
+    ///   or `CancellationError`.
+    public func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer) async throws
+        -> HTTPResponse
+    {
+        try await send(request, consumer: consumer)
+    }
+
+    private func send(_ request: HTTPRequest, consumer: (any ResponseBodyConsumer)?) async throws -> HTTPResponse {
         let timeout = request.timeout ?? configuration.timeout
         let deadline = ContinuousClock.now + timeout
         var current = request
         var redirects = 0
         while true {
-            var response = try await exchange(current, deadline: deadline, timeout: timeout)
+            var response = try await exchange(current, deadline: deadline, timeout: timeout, consumer: consumer)
             guard
                 let next = try configuration.redirects.nextRequest(
                     after: response, to: current, redirectsSoFar: redirects
@@ -107,21 +122,27 @@ public final class URLSessionTransport: HTTPTransport {
     private func exchange(
         _ request: HTTPRequest,
         deadline: ContinuousClock.Instant,
-        timeout: Duration
+        timeout: Duration,
+        consumer: (any ResponseBodyConsumer)?
     ) async throws -> HTTPResponse {
         let remaining = deadline - ContinuousClock.now
         guard remaining > .zero else {
             throw URLSessionExchange.timeoutError(request, timeout: timeout)
         }
         let urlRequest = makeURLRequest(request)
+        // URLSession writes a download task's body to disk at the disk's pace; the consumer reads it after.
+        let buffersOnDisk = consumer?.prefersDiskBuffering == true && request.body == nil
         let task: URLSessionTask =
             if case .file(let file) = request.body {
                 session.uploadTask(with: urlRequest, fromFile: file)
+            } else if buffersOnDisk {
+                session.downloadTask(with: urlRequest)
             } else {
                 session.dataTask(with: urlRequest)
             }
         let exchange = URLSessionExchange(
-            request: request, timeout: timeout, maximumResponseSize: configuration.maximumResponseSize
+            request: request, timeout: timeout, maximumResponseSize: configuration.maximumResponseSize,
+            consumer: consumer, isDownloadTask: buffersOnDisk
         )
         delegate.register(exchange, for: task)
         return try await withTaskCancellationHandler {

@@ -9,6 +9,9 @@ enum LocalServers {
     /// The upload sink (`scripts/servers/sink.py`), which counts body bytes.
     static let sink: URL? = ProcessInfo.processInfo.environment["COURIER_SINK_URL"].flatMap(URL.init(string:))
 
+    /// The file server (`scripts/servers/files.py`): large bodies, Range, cut connections, a gzip bomb.
+    static let files: URL? = ProcessInfo.processInfo.environment["COURIER_FILES_URL"].flatMap(URL.init(string:))
+
     /// Whether the run must have the servers (the test script sets this, so CI can never pass by skipping).
     static let areRequired = ProcessInfo.processInfo.environment["COURIER_REQUIRE_SERVERS"] == "1"
 
@@ -29,6 +32,7 @@ struct LocalServerTests {
         if LocalServers.areRequired {
             #expect(LocalServers.httpbin != nil, "COURIER_HTTPBIN_URL is not set: start the tests with scripts/test")
             #expect(LocalServers.sink != nil, "COURIER_SINK_URL is not set: start the tests with scripts/test")
+            #expect(LocalServers.files != nil, "COURIER_FILES_URL is not set: start the tests with scripts/test")
         }
     }
 }

@@ -1,0 +1,174 @@
+import Foundation
+
+extension APIClient {
+    /// Downloads a route's response body into a file, streaming it to disk so memory stays bounded
+    /// whatever its size.
+    ///
+    /// ```swift
+    /// let download = client.download(Request.get("releases/big.iso", as: Data.self), to: file)
+    /// for await step in download.progress { print(step) }      // 1048576 of 4194304 bytes (25%)
+    /// let saved = try await download.file()
+    /// ```
+    ///
+    /// The body goes to a temporary file next to the destination, moved into place when complete
+    /// and removed on failure or cancellation. An existing destination is never replaced unless
+    /// ``DownloadOptions/overwritesExisting`` is set. A transfer cut off by a lost connection or an
+    /// idle timeout resumes with `Range` (up to ``DownloadOptions/resumeAttempts`` times); a server
+    /// that answers `200` instead of `206` is read again from zero, never appended. A non-2xx
+    /// status fails with ``APIError/Kind/unacceptableStatus(_:)`` and the server's error body.
+    public func download(_ route: some Route, to destination: URL, options: DownloadOptions = DownloadOptions())
+        -> Download
+    {
+        startDownload(route, target: .file(destination), options: options)
+    }
+
+    /// Downloads into `folder`, under the name the server suggests (`Content-Disposition`, else the
+    /// URL's last component), made safe: `../../x` becomes `x`, `/etc/passwd` becomes `passwd`, an
+    /// empty or hidden name becomes `download` or loses its leading dots.
+    public func download(_ route: some Route, into folder: URL, options: DownloadOptions = DownloadOptions())
+        -> Download
+    {
+        startDownload(route, target: .folder(folder), options: options)
+    }
+
+    private func startDownload(_ route: some Route, target: DownloadTarget, options: DownloadOptions) -> Download {
+        let (progress, continuation) = AsyncStream.makeStream(
+            of: DownloadProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let task = Task {
+            defer { continuation.finish() }
+            return try await performDownload(route, target: target, options: options) { continuation.yield($0) }
+        }
+        return Download(progress: progress, task: task)
+    }
+
+    private func performDownload(
+        _ route: some Route,
+        target: DownloadTarget,
+        options: DownloadOptions,
+        onProgress: @escaping @Sendable (DownloadProgress) -> Void
+    ) async throws -> URL {
+        if case .file(let destination) = target, !options.overwritesExisting,
+            FileManager.default.fileExists(atPath: destination.path)
+        {
+            throw APIError(.invalidRequest, message: "\(destination.path) exists already and would be overwritten")
+        }
+        var (request, temporaryBody) = try RequestBuilder.makeRequest(
+            for: route, baseURL: baseURL, defaultHeaders: headers, encoder: encoder
+        )
+        request.timeout = request.timeout ?? options.timeout
+        defer {
+            if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) }
+        }
+        let temporary = target.folder.appendingPathComponent(".courier-\(UUID().uuidString).download")
+        let writer = try FileDownloadWriter(file: temporary, maximumSize: options.maximumSize, onProgress: onProgress)
+        defer {
+            writer.close()
+            try? FileManager.default.removeItem(at: temporary)
+        }
+        if await needsDiskBuffering(request) { writer.didFallBehind() }
+        // Interruptions in a row without a byte gained; an attempt that moved forward resets it.
+        var fruitless = 0
+        while true {
+            let before = writer.progress.bytesReceived
+            let attempt = writer.beginAttempt(request)
+            do {
+                try await transfer(attempt, into: writer)
+                break
+            } catch let error as APIError where Self.isResumable(error) {
+                try Task.checkCancellation()
+                fruitless = writer.progress.bytesReceived > before ? 0 : fruitless + 1
+                guard fruitless <= options.resumeAttempts else { throw error }
+            }
+        }
+        writer.close()
+        let destination = target.destination(for: writer.acceptedHead, requestURL: request.url)
+        return try Self.moveIntoPlace(temporary, to: destination, overwriting: options.overwritesExisting)
+    }
+
+    /// One attempt: the exchange through the middlewares with the body streamed into `writer`.
+    private func transfer(_ request: HTTPRequest, into writer: FileDownloadWriter) async throws {
+        let record = ExchangeRecord(request)
+        let response = try await ExchangeRecord.$current.withValue(record) {
+            try await BodyStreaming.$consumer.withValue(writer) { try await exchange(request, record: record) }
+        }
+        guard writer.acceptedHead != nil else {
+            let body = try? decoder.decode(ServerMessage.self, from: response.body)
+            throw APIError(
+                .unacceptableStatus(response.status), message: "the server answered \(response.status)",
+                request: record.lastRequest, response: response, errorBody: body)
+        }
+        guard writer.isComplete else {
+            throw APIError(
+                .transport(.connectionLost),
+                message:
+                    "the body ended after \(writer.progress.bytesReceived) of \(writer.progress.bytesExpected ?? 0) bytes",
+                request: record.lastRequest, response: response)
+        }
+    }
+
+    /// Whether URLSession must buffer the body on disk: it cannot slow the network down to the
+    /// consumer's pace, so a large body streamed piece by piece would pile up in memory. A `HEAD`
+    /// tells the size first; small bodies (16 MiB at most) stream and resume byte for byte, larger or
+    /// unknown ones go through a download task. Other transports stream everything.
+    private func needsDiskBuffering(_ request: HTTPRequest) async -> Bool {
+        guard transport is URLSessionTransport, request.method == .get else { return false }
+        var probe = request
+        probe.method = .head
+        guard let head = try? await exchange(probe, record: ExchangeRecord(probe)),
+            (200..<300).contains(head.status.code),
+            head.headers[.contentEncoding] == nil,
+            let length = head.headers[.contentLength].flatMap({ Int64($0) })
+        else { return true }
+        return length > URLSessionExchange.largestStreamedBody
+    }
+
+    private static func isResumable(_ error: APIError) -> Bool {
+        [.transport(.connectionLost), .transport(.timedOut)].contains(error.kind)
+    }
+
+    private static func moveIntoPlace(_ temporary: URL, to destination: URL, overwriting: Bool) throws -> URL {
+        let manager = FileManager.default
+        do {
+            if overwriting {
+                // rename(2) replaces the destination in one step; both are in the same folder.
+                guard rename(temporary.path, destination.path) == 0 else {
+                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
+                }
+            } else {
+                try manager.moveItem(at: temporary, to: destination)
+            }
+            return destination
+        } catch {
+            let exists = manager.fileExists(atPath: destination.path)
+            throw APIError(
+                .invalidRequest,
+                message: exists
+                    ? "\(destination.path) exists already and would be overwritten"
+                    : "could not move the download to \(destination.path): \(error.localizedDescription)",
+                underlyingError: error)
+        }
+    }
+}
+
+/// Where a download goes: a named file, or a folder and the server's suggested name.
+private enum DownloadTarget: Sendable {
+    case file(URL)
+    case folder(URL)
+
+    var folder: URL {
+        switch self {
+        case .file(let file): file.deletingLastPathComponent()
+        case .folder(let folder): folder
+        }
+    }
+
+    func destination(for head: HTTPResponse?, requestURL: URL) -> URL {
+        switch self {
+        case .file(let file):
+            return file
+        case .folder(let folder):
+            let name = head.map { SuggestedFileName.name(for: $0, requestURL: requestURL) } ?? "download"
+            return folder.appendingPathComponent(name, isDirectory: false)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Receives a response body piece by piece, as it arrives, instead of in one `Data`: how
+/// downloads to disk and the image loader keep memory bounded whatever the size.
+///
+/// The transport calls ``responseHeadArrived(_:)`` once the status and headers of the final
+/// response (after redirects) are known, then ``receive(_:)`` for each piece of the body. A piece
+/// may be of any size. Calls for one exchange never overlap.
+public protocol ResponseBodyConsumer: Sendable {
+    /// The final response's status and headers (its body still empty). Return `true` to take the
+    /// body piece by piece, `false` to let the transport read it into the response as usual (an
+    /// error page, say). Throwing stops the exchange with that error.
+    func responseHeadArrived(_ head: HTTPResponse) throws -> Bool
+
+    /// The next piece of the body. Throwing stops the exchange with that error (a size limit, a
+    /// full disk).
+    func receive(_ piece: Data) throws
+
+    /// Whether an interrupted body can be picked up where it stopped (the consumer resumes with
+    /// `Range`). A transport that cannot slow the network down to the consumer's pace (URLSession on
+    /// Linux queues every piece in memory) stops the exchange with
+    /// ``TransportFailure/connectionLost`` when too much is waiting, rather than let memory grow,
+    /// but only for a consumer that can resume.
+    var canResume: Bool { get }
+
+    /// Whether the transport should let the network write the body to a file of its own first
+    /// (URLSession download tasks, which slow the network down to the disk's pace) and hand it
+    /// over from there. A consumer that was stopped for falling behind asks for this on its next
+    /// attempt.
+    var prefersDiskBuffering: Bool { get }
+
+    /// How many body bytes of this exchange have arrived so far, while the transport buffers them on
+    /// disk (before they are handed over with ``receive(_:)``).
+    func bufferedBytesArrived(_ count: Int64)
+
+    /// The transport is stopping this exchange because too many pieces were waiting for the
+    /// consumer (see ``canResume``).
+    func didFallBehind()
+}
+
+extension ResponseBodyConsumer {
+    /// `false`: the body cannot be resumed.
+    public var canResume: Bool { false }
+
+    /// `false`: pieces as they arrive.
+    public var prefersDiskBuffering: Bool { false }
+
+    /// Ignores the count.
+    public func bufferedBytesArrived(_ count: Int64) {}
+
+    /// Does nothing.
+    public func didFallBehind() {}
+}
+
+/// A transport that can hand a response body to a ``ResponseBodyConsumer`` as it arrives.
+///
+/// ``URLSessionTransport`` and `CourierTesting.StubTransport` are streaming transports. A client
+/// whose transport is not one still downloads correctly, with the body in memory first.
+public protocol HTTPStreamingTransport: HTTPTransport {
+    /// Sends the request; the final response's body goes to `consumer` when it accepts it, and the
+    /// returned response's body is then empty.
+    func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer) async throws -> HTTPResponse
+}
+
+/// The consumer of the call being made on this task, if it streams: set by downloads and the
+/// image loader around a call, read by the innermost step of the chain, and by middlewares that
+/// must not keep or share a body they never see (the response cache, deduplication).
+package enum BodyStreaming {
+    @TaskLocal package static var consumer: (any ResponseBodyConsumer)?
+
+    /// Whether the current call streams its body.
+    package static var isActive: Bool { consumer != nil }
+}
