@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
+        .library(name: "CourierImages", targets: ["CourierImages"]),
         .library(name: "ITunesSearch", targets: ["ITunesSearch"]),
         .library(name: "TMDB", targets: ["TMDB"]),
         .executable(name: "mediasearch", targets: ["MediaSearch"]),
@@ -19,17 +20,19 @@ let package = Package(
     targets: [
         .target(name: "Courier"),
         .target(name: "CourierTesting", dependencies: ["Courier"]),
+        .target(name: "CourierImages", dependencies: ["Courier"]),
         .target(name: "ITunesSearch", dependencies: ["Courier"], path: "Examples/ITunesSearch"),
         .target(name: "TMDB", dependencies: ["Courier"], path: "Examples/TMDB"),
         .target(
             name: "MediaSearchCommand",
-            dependencies: ["Courier", "CourierTesting", "ITunesSearch", "TMDB"],
+            dependencies: ["Courier", "CourierTesting", "CourierImages", "ITunesSearch", "TMDB"],
             path: "Examples/MediaSearchCommand",
             resources: [.copy("Samples")]
         ),
         .executableTarget(name: "MediaSearch", dependencies: ["MediaSearchCommand"], path: "Examples/MediaSearch"),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting"]),
+        .testTarget(name: "CourierImagesTests", dependencies: ["Courier", "CourierTesting", "CourierImages"]),
         .testTarget(
             name: "ExampleTests",
             dependencies: ["Courier", "CourierTesting", "ITunesSearch", "TMDB", "MediaSearchCommand"]

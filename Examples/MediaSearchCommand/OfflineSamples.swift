@@ -63,7 +63,11 @@ enum OfflineSamples {
         )
         transport.on(
             "TMDB poster", where: { $0.url.host == "image.tmdb.org" },
-            respond: { _ in .response(status: .ok, headers: [.contentType: "image/png"], body: poster) }
+            respond: { _ in
+                .response(
+                    status: .ok, headers: [.contentType: "image/png", .contentLength: String(poster.count)],
+                    body: poster)
+            }
         )
         return transport
     }

@@ -1,4 +1,5 @@
 import Courier
+import CourierImages
 import Foundation
 import ITunesSearch
 import TMDB
@@ -118,16 +119,32 @@ struct Services {
         guard let url = client.posterURL(movie.posterPath, size: size) else {
             throw APIError(.unacceptableStatus(.notFound), message: "\(movie.title) has no poster")
         }
-        let image = try await client.client.send(
-            Request(path: "", baseURL: url, as: Data.self).policies(requiresAuthentication: false)
+        if let output, FileManager.default.fileExists(atPath: output) {
+            throw UsageError(message: "\(output) exists already; pass --output with another name", topic: "poster")
+        }
+        let loader = try ImageLoader(
+            client: APIClient(baseURL: TMDBClient.imageBaseURL, transport: transport, middlewares: logging),
+            configuration: .init(directory: invocation.offline ? nil : Self.posterCache(environment))
         )
-        let type = PosterFile.fileExtension(of: image)
-        let destination = URL(fileURLWithPath: output ?? "\(id)-\(size.rawValue).\(type)")
-        try PosterFile.write(image, to: destination)
+        let bar = console.isTerminal && !invocation.json ? ProgressBar(console: console) : nil
+        let image = try await loader.image(for: url) { progress in bar?.update(progress) }
+        bar?.finish()
+        let destination = URL(fileURLWithPath: output ?? "\(id)-\(size.rawValue).\(image.format.fileExtension)")
+        try PosterFile.write(image.data, to: destination)
         let summary =
-            "Saved the poster of \(movie.title) (\(size.rawValue), \(image.count) bytes) to \(destination.path)"
-        console.write(
-            invocation.json ? Output.json(["path": destination.path, "bytes": String(image.count)]) : summary + "\n")
+            "Saved the poster of \(movie.title) (\(size.rawValue), \(image.pixelWidth)×\(image.pixelHeight) "
+            + "\(image.format.rawValue.uppercased()), \(image.data.count) bytes) to \(destination.path)"
+        let json = ["path": destination.path, "bytes": String(image.data.count), "format": image.format.rawValue]
+        console.write(invocation.json ? Output.json(json) : summary + "\n")
+    }
+
+    /// Where live posters are cached between runs: `$XDG_CACHE_HOME/mediasearch/posters`, else
+    /// `~/.cache/mediasearch/posters`.
+    private static func posterCache(_ environment: [String: String]) -> URL {
+        let base =
+            environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+        return base.appendingPathComponent("mediasearch").appendingPathComponent("posters")
     }
 }
 

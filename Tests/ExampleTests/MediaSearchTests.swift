@@ -73,6 +73,23 @@ struct MediaSearchTests {
         #expect(again.status == 64 && again.error.contains("exists already"))
     }
 
+    @Test("poster goes through the image loader, with a progress bar on a terminal and none otherwise")
+    func posterProgress() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bar-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let terminal = await runMediaSearch(
+            ["poster", "155", "--offline", "--output", folder.appendingPathComponent("a.png").path], isTerminal: true)
+        let piped = await runMediaSearch([
+            "poster", "155", "--offline", "--output", folder.appendingPathComponent("b.png").path,
+        ])
+
+        #expect(terminal.status == 0 && terminal.output.contains("█") && terminal.output.contains("100%"))
+        #expect(terminal.output.contains("100×150 PNG"))
+        #expect(piped.status == 0 && !piped.output.contains("█") && !piped.output.contains("\r"))
+    }
+
     @Test(
         "usage errors exit 64 with the usage text",
         arguments: [

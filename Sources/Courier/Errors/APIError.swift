@@ -88,7 +88,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     }
 
     /// This error with the request (and response) filled in where they were missing.
-    func attaching(request: HTTPRequest?, response: HTTPResponse? = nil) -> APIError {
+    package func attaching(request: HTTPRequest?, response: HTTPResponse? = nil) -> APIError {
         APIError(
             kind, message: message, request: self.request ?? request, response: self.response ?? response,
             underlyingError: underlyingError, errorBody: decodedErrorBody
