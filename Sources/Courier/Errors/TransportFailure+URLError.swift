@@ -56,6 +56,8 @@ extension TransportFailure {
                     "chunk", "header", "weird server reply", "unsupported protocol", "content encoding",
                     "error while processing content unencoding", "unrecognized content encoding",
                     "invalid", "malformed", "http/0.9",
+                    // libcurl reports a response header over its 100 KB limit as running out of memory.
+                    "out of memory",
                 ], .badResponse
             ),
         ]

@@ -19,7 +19,8 @@ final class URLSessionExchange: @unchecked Sendable {
     private var earlyResult: Result<HTTPResponse, any Error>?
     private var isFinished = false
     private var body = Data()
-    private var deadlineTimer: DispatchWorkItem?
+    private var deadlineTimer: UInt64?
+    private var task: URLSessionTask?
     private var declinedChallenge = false
     private let consumer: (any ResponseBodyConsumer)?
     /// Whether the consumer took the body: pieces go to it, not into `body`.
@@ -58,9 +59,10 @@ final class URLSessionExchange: @unchecked Sendable {
         return true
     }
 
-    /// Fails the exchange as timed out when `delay` passes first, and calls `cancelTask`.
-    func armDeadline(after delay: Duration, cancelTask: @escaping @Sendable () -> Void) {
-        let timer = DispatchWorkItem { [self] in
+    /// Fails the exchange as timed out when `delay` passes first, and cancels its task. The timer
+    /// runs on ``DeadlineClock``'s own thread, so it fires on time however busy URLSession is.
+    func armDeadline(after delay: Duration) {
+        let timer = DeadlineClock.shared.schedule(after: delay) { [self] in
             finish(.failure(Self.timeoutError(request, timeout: timeout)))
             cancelTask()
         }
@@ -68,8 +70,27 @@ final class URLSessionExchange: @unchecked Sendable {
         let finished = isFinished
         if !finished { deadlineTimer = timer }
         lock.unlock()
-        guard !finished else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay.timeInterval, execute: timer)
+        if finished { DeadlineClock.shared.cancel(timer) }
+    }
+
+    /// Keeps the task, to cancel it later; `false` (and the caller cancels it) when the exchange
+    /// already finished.
+    func attach(_ task: URLSessionTask) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isFinished else { return false }
+        self.task = task
+        return true
+    }
+
+    /// Cancels the task, if one was attached, off the calling thread: URLSession's `cancel()` waits
+    /// for the session's own queue, which a flood of callbacks can keep busy for seconds.
+    func cancelTask() {
+        lock.lock()
+        let task = self.task
+        self.task = nil
+        lock.unlock()
+        if let task { DispatchQueue.global().async { task.cancel() } }
     }
 
     /// Finishes the exchange with `result` unless it has finished already.
@@ -87,7 +108,7 @@ final class URLSessionExchange: @unchecked Sendable {
         deadlineTimer = nil
         body = Data()
         lock.unlock()
-        timer?.cancel()
+        if let timer { DeadlineClock.shared.cancel(timer) }
         continuation?.resume(with: result)
     }
 
@@ -95,6 +116,17 @@ final class URLSessionExchange: @unchecked Sendable {
     /// checks the announced size of a body kept in memory; `false` (and the exchange failed) when
     /// the consumer threw or the body is over the limit.
     func receive(_ response: URLResponse) -> Bool {
+        if let http = response as? HTTPURLResponse, let conflict = Self.conflictingLengths(http) {
+            // RFC 9112 §6.3: differing Content-Length values make the framing unknowable; libcurl
+            // would silently pick one.
+            finish(
+                .failure(
+                    APIError(
+                        .transport(.badResponse),
+                        message: "the response has conflicting Content-Length values (\(conflict))",
+                        request: request)))
+            return false
+        }
         if let consumer, let http = response as? HTTPURLResponse, !Self.isRedirect(http) {
             do {
                 let streams = try consumer.responseHeadArrived(Self.makeResponse(http, body: Data(), request: request))
@@ -120,6 +152,13 @@ final class URLSessionExchange: @unchecked Sendable {
             return false
         }
         return true
+    }
+
+    /// The Content-Length values, when there are several that differ.
+    private static func conflictingLengths(_ response: HTTPURLResponse) -> String? {
+        guard let value = response.value(forHTTPHeaderField: "Content-Length"), value.contains(",") else { return nil }
+        let values = Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        return values.count > 1 ? value : nil
     }
 
     private static func isRedirect(_ response: HTTPURLResponse) -> Bool {

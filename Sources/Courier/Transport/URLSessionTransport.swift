@@ -132,32 +132,38 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         let urlRequest = makeURLRequest(request)
         // URLSession writes a download task's body to disk at the disk's pace; the consumer reads it after.
         let buffersOnDisk = consumer?.prefersDiskBuffering == true && request.body == nil
-        let task: URLSessionTask =
-            if case .file(let file) = request.body {
-                session.uploadTask(with: urlRequest, fromFile: file)
-            } else if buffersOnDisk {
-                session.downloadTask(with: urlRequest)
-            } else {
-                session.dataTask(with: urlRequest)
-            }
         let exchange = URLSessionExchange(
             request: request, timeout: timeout, maximumResponseSize: configuration.maximumResponseSize,
             consumer: consumer, isDownloadTask: buffersOnDisk
         )
-        delegate.register(exchange, for: task)
+        let (session, delegate) = (self.session, self.delegate)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                if exchange.start(continuation) {
-                    exchange.armDeadline(after: remaining) { task.cancel() }
-                    task.resume()
-                } else {
-                    delegate.unregister(task)
-                    task.cancel()
+                guard exchange.start(continuation) else { return }
+                exchange.armDeadline(after: remaining)
+                // Making, resuming and cancelling tasks wait for URLSession's own queue, which a flood
+                // of callbacks can keep busy for seconds: never on the caller's (cooperative) thread.
+                DispatchQueue.global().async {
+                    let task: URLSessionTask =
+                        if case .file(let file) = request.body {
+                            session.uploadTask(with: urlRequest, fromFile: file)
+                        } else if buffersOnDisk {
+                            session.downloadTask(with: urlRequest)
+                        } else {
+                            session.dataTask(with: urlRequest)
+                        }
+                    delegate.register(exchange, for: task)
+                    if exchange.attach(task) {
+                        task.resume()
+                    } else {
+                        delegate.unregister(task)
+                        task.cancel()
+                    }
                 }
             }
         } onCancel: {
             exchange.finish(.failure(CancellationError()))
-            task.cancel()
+            exchange.cancelTask()
         }
     }
 
