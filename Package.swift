@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ITunesSearch", targets: ["ITunesSearch"]),
         .library(name: "TMDB", targets: ["TMDB"]),
         .executable(name: "mediasearch", targets: ["MediaSearch"]),
+        .executable(name: "courier-load", targets: ["CourierLoad"]),
     ],
     targets: [
         .target(name: "Courier"),
@@ -30,6 +31,7 @@ let package = Package(
             resources: [.copy("Samples")]
         ),
         .executableTarget(name: "MediaSearch", dependencies: ["MediaSearchCommand"], path: "Examples/MediaSearch"),
+        .executableTarget(name: "CourierLoad", dependencies: ["Courier"]),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(name: "CourierImagesTests", dependencies: ["Courier", "CourierTesting", "CourierImages"]),

@@ -32,6 +32,25 @@ struct LatencyTests {
         #expect(transport.requests.count == 1)
     }
 
+    @Test("the handle cancels: the completion handler is called once, with .cancelled, promptly")
+    func completionCancel() async throws {
+        let transport = StubTransport().on(.get, "*", .json(samplePage).delayed(by: .seconds(10)))
+        let client = APIClient(baseURL: baseURL, transport: transport)
+        let start = ContinuousClock.now
+
+        let result = await withCheckedContinuation { continuation in
+            let handle = client.send(SearchSongs(term: "x"), queue: .global()) { continuation.resume(returning: $0) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(30)) { handle.cancel() }
+        }
+
+        guard case .failure(let error) = result else {
+            Issue.record("expected a failure, got \(result)")
+            return
+        }
+        #expect(error.kind == .cancelled)
+        #expect(ContinuousClock.now - start < .seconds(1))
+    }
+
     @Test("cancelling the task throws CancellationError promptly")
     func cancelAsync() async throws {
         let transport = StubTransport().on(.get, "*", .json(samplePage).delayed(by: .seconds(10)))

@@ -12,6 +12,9 @@ enum LocalServers {
     /// The file server (`scripts/servers/files.py`): large bodies, Range, cut connections, a gzip bomb.
     static let files: URL? = ProcessInfo.processInfo.environment["COURIER_FILES_URL"].flatMap(URL.init(string:))
 
+    /// The fault server (`scripts/servers/faults.py`): exact bytes per path, on two ports.
+    static let faults: URL? = ProcessInfo.processInfo.environment["COURIER_FAULTS_URL"].flatMap(URL.init(string:))
+
     /// Whether the run must have the servers (the test script sets this, so CI can never pass by skipping).
     static let areRequired = ProcessInfo.processInfo.environment["COURIER_REQUIRE_SERVERS"] == "1"
 
@@ -33,6 +36,7 @@ struct LocalServerTests {
             #expect(LocalServers.httpbin != nil, "COURIER_HTTPBIN_URL is not set: start the tests with scripts/test")
             #expect(LocalServers.sink != nil, "COURIER_SINK_URL is not set: start the tests with scripts/test")
             #expect(LocalServers.files != nil, "COURIER_FILES_URL is not set: start the tests with scripts/test")
+            #expect(LocalServers.faults != nil, "COURIER_FAULTS_URL is not set: start the tests with scripts/test")
         }
     }
 }

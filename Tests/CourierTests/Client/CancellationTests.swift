@@ -51,23 +51,4 @@ struct CancellationTests {
         #expect(error.kind == .unacceptableStatus(.badRequest))
         #expect(error.errorBody(as: ITunesError.self)?.errorMessage == "bad")
     }
-
-    @Test("the handle cancels: the completion handler is called once, with .cancelled, promptly")
-    func completionCancel() async throws {
-        let transport = StubTransport().on(.get, "*", .json(samplePage).delayed(by: .seconds(10)))
-        let client = APIClient(baseURL: baseURL, transport: transport)
-        let start = ContinuousClock.now
-
-        let result = await withCheckedContinuation { continuation in
-            let handle = client.send(SearchSongs(term: "x"), queue: .global()) { continuation.resume(returning: $0) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(30)) { handle.cancel() }
-        }
-
-        guard case .failure(let error) = result else {
-            Issue.record("expected a failure, got \(result)")
-            return
-        }
-        #expect(error.kind == .cancelled)
-        #expect(ContinuousClock.now - start < .seconds(1))
-    }
 }

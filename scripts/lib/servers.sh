@@ -1,0 +1,53 @@
+# Shared by scripts/test and scripts/reliability: the Python test servers, started on free
+# 127.0.0.1 ports. Expects $workdir (a scratch folder) and $venv; stop_test_servers stops them.
+
+ensure_test_venv() {
+    if ! "$venv/bin/python" -c 'import httpbin, gunicorn' 2>/dev/null; then
+        if ! python3 -m venv --help >/dev/null 2>&1; then
+            apt-get update -qq && apt-get install -y -qq python3-venv
+        fi
+        rm -rf "$venv"
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check -r scripts/requirements-test.txt
+    fi
+}
+
+# Starts a server that prints "Listening at: http://127.0.0.1:PORT" and echoes that URL.
+start_server() {
+    local name="$1"
+    shift
+    local log="$workdir/$name.log"
+    timeout --signal=TERM 1800 "$@" >"$log" 2>&1 &
+    # Runs in a $(…) subshell: remember the PID in a file the cleanup reads.
+    echo "$!" >>"$workdir/server-pids"
+    for _ in $(seq 1 150); do
+        local url
+        url=$(grep -o 'Listening at: http://127\.0\.0\.1:[0-9]*' "$log" | head -n1 | sed 's/Listening at: //') || true
+        if [ -n "$url" ]; then
+            echo "$url"
+            return 0
+        fi
+        sleep 0.2
+    done
+    echo "error: $name did not start; its log:" >&2
+    cat "$log" >&2
+    return 1
+}
+
+# Stops the servers start_server started.
+stop_test_servers() {
+    [ -f "$workdir/server-pids" ] || return 0
+    while read -r pid; do kill "$pid" 2>/dev/null || true; done <"$workdir/server-pids"
+    while read -r pid; do wait "$pid" 2>/dev/null || true; done <"$workdir/server-pids"
+}
+
+# Starts every test server and exports their URLs.
+start_test_servers() {
+    COURIER_HTTPBIN_URL=$(start_server httpbin "$venv/bin/gunicorn" --bind 127.0.0.1:0 --worker-class gthread \
+        --threads 32 --timeout 120 --no-control-socket httpbin:app)
+    COURIER_SINK_URL=$(start_server sink python3 scripts/servers/sink.py --lifetime 1800)
+    COURIER_FILES_URL=$(start_server files python3 scripts/servers/files.py --lifetime 1800)
+    COURIER_FAULTS_URL=$(start_server faults python3 scripts/servers/faults.py --lifetime 1800)
+    export COURIER_HTTPBIN_URL COURIER_SINK_URL COURIER_FILES_URL COURIER_FAULTS_URL
+    echo "httpbin at $COURIER_HTTPBIN_URL, upload sink at $COURIER_SINK_URL, files at $COURIER_FILES_URL, faults at $COURIER_FAULTS_URL"
+}
