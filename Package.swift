@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "TMDB", targets: ["TMDB"]),
         .executable(name: "mediasearch", targets: ["MediaSearch"]),
         .executable(name: "courier-load", targets: ["CourierLoad"]),
+        .executable(name: "courier-bench", targets: ["CourierBench"]),
     ],
     targets: [
         .target(name: "Courier"),
@@ -32,6 +33,7 @@ let package = Package(
         ),
         .executableTarget(name: "MediaSearch", dependencies: ["MediaSearchCommand"], path: "Examples/MediaSearch"),
         .executableTarget(name: "CourierLoad", dependencies: ["Courier"]),
+        .executableTarget(name: "CourierBench", dependencies: ["Courier", "CourierTesting", "CourierImages"]),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(name: "CourierImagesTests", dependencies: ["Courier", "CourierTesting", "CourierImages"]),

@@ -9,6 +9,7 @@ connections cut part way, a server that ignores Range, a gzip bomb, and suggeste
   GET /requests?key=K          {"count": n, "ranges": [...]}: what the flaky path saw for K
   GET /gzip-bomb               Content-Encoding: gzip; 256 MiB of zeros in about 256 KB
   GET /named?filename=F        a small body with Content-Disposition: attachment; filename="F"
+  GET /static/NAME             the file NAME of the --static folder (for courier-bench --quick)
 
 Listens on 127.0.0.1 on a free port, prints "Listening at: http://127.0.0.1:PORT", and exits by
 itself after --lifetime seconds (default 1800)."""
@@ -16,6 +17,7 @@ import argparse
 import gzip
 import io
 import json
+import os
 import re
 import socket
 import threading
@@ -24,6 +26,7 @@ from urllib.parse import parse_qs, urlparse
 
 PERIOD = 251
 BLOCK = bytes(i % PERIOD for i in range(PERIOD * 4178 + PERIOD))  # ~1 MiB, plus one period to slice from
+STATIC = None
 seen = {}
 seen_lock = threading.Lock()
 bomb = None
@@ -131,6 +134,18 @@ class Files(BaseHTTPRequestHandler):
             if self.command != "HEAD":
                 self.wfile.write(body)
             return
+        if parts[0] == "static" and len(parts) == 2 and STATIC and "/" not in parts[1] and not parts[1].startswith("."):
+            path = os.path.join(STATIC, parts[1])
+            if os.path.isfile(path):
+                with open(path, "rb") as handle:
+                    body = handle.read()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json" if path.endswith(".json") else "application/octet-stream")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(body)
+                return
         if parts[0] == "named":
             body = b"named file\n"
             self.send_response(200)
@@ -149,7 +164,10 @@ class Files(BaseHTTPRequestHandler):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--lifetime", type=float, default=1800)
+    parser.add_argument("--static", default=None)
     options = parser.parse_args()
+    global STATIC
+    STATIC = options.static
     server = ThreadingHTTPServer(("127.0.0.1", 0), Files)
     server.daemon_threads = True
     print(f"Listening at: http://127.0.0.1:{server.server_address[1]}", flush=True)

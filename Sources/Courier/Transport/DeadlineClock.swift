@@ -37,7 +37,9 @@ final class DeadlineClock: @unchecked Sendable {
         actions[nextID] = action
         heap.append((Date().addingTimeInterval(delay.timeInterval), nextID))
         siftUp(heap.count - 1)
-        condition.signal()
+        // Wake the clock only when this deadline is now the earliest: most are later than one
+        // already waited for, and a wake-up per request costs a context switch.
+        if heap[0].id == nextID { condition.signal() }
         return nextID
     }
 

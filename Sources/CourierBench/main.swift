@@ -1,0 +1,337 @@
+// courier-bench: Courier against raw URLSession on the same local server, side by side in one run.
+//
+//   courier-bench --base http://127.0.0.1:PORT [--status http://127.0.0.1:PORT/nginx_status]
+//                 [--quick] [--rounds N] [--output results.json]
+//
+// The server serves /small.json (~500 B), /page.json (25 iTunes-style results, ~30 KB) and
+// /1mb.bin. Implementations are interleaved round by round (A B A B …) after a warm-up; the table
+// reports medians with min and max, and ratios paired round by round. scripts/bench runs it
+// against nginx; scripts/test runs --quick against the file server to check it still works.
+import Courier
+import CourierImages
+import CourierTesting
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+struct Settings {
+    var base = URL(string: "http://127.0.0.1:8080")!
+    var status: URL?
+    var quick = false
+    var rounds = 5
+    var output: String?
+
+    static func parse(_ arguments: [String]) -> Settings? {
+        var settings = Settings()
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            let value = index + 1 < arguments.count ? arguments[index + 1] : nil
+            switch argument {
+            case "--base":
+                settings.base = value.flatMap(URL.init(string:)) ?? settings.base
+                index += 1
+            case "--status":
+                settings.status = value.flatMap(URL.init(string:))
+                index += 1
+            case "--rounds":
+                settings.rounds = value.flatMap(Int.init) ?? settings.rounds
+                index += 1
+            case "--output":
+                settings.output = value
+                index += 1
+            case "--quick": settings.quick = true
+            default: return nil
+            }
+            index += 1
+        }
+        if settings.quick { settings.rounds = 2 }
+        return settings
+    }
+}
+
+/// One measured run of one implementation.
+struct Sample {
+    let requestsPerSecond: Double
+    let cpuMicrosecondsPerRequest: Double
+    let newConnections: Int?
+}
+
+enum Clock {
+    static func usage() -> rusage {
+        var usage = rusage()
+        #if canImport(Glibc)
+            getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        #else
+            getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return usage
+    }
+
+    static func cpuSeconds() -> Double {
+        let usage = usage()
+        let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        return user + system
+    }
+
+    static func peakResidentMegabytes() -> Double {
+        let usage = usage()
+        return Double(usage.ru_maxrss) / 1024
+    }
+}
+
+/// nginx's stub_status "accepts" counter: new TCP connections.
+func acceptedConnections(_ status: URL?) async -> Int? {
+    guard let status, let (data, _) = try? await URLSession.shared.data(from: status),
+        let text = String(data: data, encoding: .utf8)
+    else { return nil }
+    let lines = text.split(separator: "\n")
+    guard lines.count >= 3 else { return nil }
+    return lines[2].split(separator: " ").first.flatMap { Int($0) }
+}
+
+/// Runs `count` operations with `concurrency` in flight and measures them.
+func measure(count: Int, concurrency: Int, status: URL?, _ operation: @escaping @Sendable () async throws -> Void)
+    async throws -> Sample
+{
+    let connectionsBefore = await acceptedConnections(status)
+    let cpuBefore = Clock.cpuSeconds()
+    let start = ContinuousClock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        var started = 0
+        while started < min(concurrency, count) {
+            group.addTask { try await operation() }
+            started += 1
+        }
+        while try await group.next() != nil {
+            if started < count {
+                group.addTask { try await operation() }
+                started += 1
+            }
+        }
+    }
+    let elapsed = ContinuousClock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let cpu = Clock.cpuSeconds() - cpuBefore
+    let connectionsAfter = await acceptedConnections(status)
+    // The status request may itself open a connection: the count can be one too high, never too low.
+    let connections = connectionsBefore.flatMap { before in connectionsAfter.map { max(0, $0 - before) } }
+    return Sample(
+        requestsPerSecond: Double(count) / seconds, cpuMicrosecondsPerRequest: cpu / Double(count) * 1e6,
+        newConnections: connections)
+}
+
+struct Page: Decodable, Sendable {
+    struct Item: Decodable, Sendable {
+        let trackId: Int?
+        let trackName: String?
+        let artistName: String?
+        let trackPrice: Double?
+    }
+    let resultCount: Int
+    let results: [Item]
+}
+
+/// A scenario: named implementations measured against each other.
+struct Scenario {
+    let name: String
+    let count: Int
+    let concurrency: Int
+    let implementations: [(String, @Sendable () async throws -> Void)]
+}
+
+struct Row: Encodable {
+    let scenario: String
+    let implementation: String
+    let medianPerSecond: Double
+    let minPerSecond: Double
+    let maxPerSecond: Double
+    let ratioToBaseline: Double?
+    let cpuMicrosecondsPerRequest: Double
+    let newConnections: Int?
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
+guard let settings = Settings.parse(Array(CommandLine.arguments.dropFirst())) else {
+    FileHandle.standardError.write(
+        Data("usage: courier-bench --base URL [--status URL] [--quick] [--rounds N] [--output FILE]\n".utf8))
+    exit(64)
+}
+
+let scale = settings.quick ? 100 : 1
+let session: URLSession = {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.urlCache = nil
+    return URLSession(configuration: configuration)
+}()
+let courier = APIClient(baseURL: settings.base)
+let smallURL = settings.base.appendingPathComponent("small.json")
+let pageURL = settings.base.appendingPathComponent("page.json")
+let bigURL = settings.base.appendingPathComponent("1mb.bin")
+
+struct BadStatus: Error, CustomStringConvertible {
+    let url: URL
+    let status: Int
+    var description: String { "GET \(url) answered \(status)" }
+}
+
+@Sendable func rawGET(_ url: URL) async throws -> Data {
+    let (data, response) = try await session.data(for: URLRequest(url: url))
+    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+    guard status == 200 else { throw BadStatus(url: url, status: status) }
+    return data
+}
+
+let stubbed = StubTransport().on(.get, "*", .json(#"{"ok": true}"#))
+let noMiddleware = APIClient(baseURL: settings.base, transport: stubbed)
+struct PassThrough: Middleware {
+    func intercept(_ request: HTTPRequest, next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse)
+        async throws -> HTTPResponse
+    { try await next(request) }
+}
+let threeMiddlewares = APIClient(
+    baseURL: settings.base, transport: stubbed,
+    middlewares: [PassThrough(), LoggingMiddleware(handler: nil), RetryMiddleware(budget: nil)])
+struct Flag: Decodable, Sendable { let ok: Bool }
+struct Parameters: Encodable, Sendable {
+    let term = "jack johnson"
+    let media = "music"
+    let entity = "song"
+    let country = "US"
+    let limit = 25
+    let offset = 50
+    let lang = "en_us"
+    let explicit = "Yes"
+    let attribute = "artistTerm"
+    let callback = "none"
+}
+let imageTransport = StubTransport().on(.get, "*") { _ in
+    try await Task.sleep(for: .milliseconds(5))
+    var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
+    png.append(contentsOf: [0, 0, 1, 244, 0, 0, 2, 238, 8, 2, 0, 0, 0])
+    return .response(body: png)
+}
+let loader = try ImageLoader(client: APIClient(baseURL: settings.base, transport: imageTransport))
+let posterURL = URL(string: "https://image.tmdb.org/t/p/w500/poster.png")!
+_ = try await loader.image(for: posterURL)
+let coalesceCounter = Locked(0)
+
+let scenarios: [Scenario] = [
+    Scenario(
+        name: "GET small JSON, sequential", count: 2_000 / scale, concurrency: 1,
+        implementations: [
+            ("URLSession", { _ = try await rawGET(smallURL) }),
+            ("Courier", { _ = try await courier.send(.get("small.json", as: Data.self)) }),
+        ]),
+    Scenario(
+        name: "GET small JSON, 16 concurrent", count: 4_000 / scale, concurrency: 16,
+        implementations: [
+            ("URLSession", { _ = try await rawGET(smallURL) }),
+            ("Courier", { _ = try await courier.send(.get("small.json", as: Data.self)) }),
+        ]),
+    Scenario(
+        name: "GET + decode 25 results, sequential", count: 1_000 / scale, concurrency: 1,
+        implementations: [
+            ("URLSession", { _ = try JSONDecoder().decode(Page.self, from: try await rawGET(pageURL)) }),
+            ("Courier", { _ = try await courier.send(.get("page.json", as: Page.self)) }),
+        ]),
+    Scenario(
+        name: "GET + decode 25 results, 16 concurrent", count: 2_000 / scale, concurrency: 16,
+        implementations: [
+            ("URLSession", { _ = try JSONDecoder().decode(Page.self, from: try await rawGET(pageURL)) }),
+            ("Courier", { _ = try await courier.send(.get("page.json", as: Page.self)) }),
+        ]),
+    Scenario(
+        name: "GET 1 MB", count: 200 / scale, concurrency: 1,
+        implementations: [
+            ("URLSession", { _ = try await rawGET(bigURL) }),
+            ("Courier", { _ = try await courier.send(.get("1mb.bin", as: Data.self)) }),
+        ]),
+    Scenario(
+        name: "pipeline alone (stub transport)", count: 50_000 / scale, concurrency: 1,
+        implementations: [
+            ("no middleware", { _ = try await noMiddleware.send(.get("x", as: Flag.self)) }),
+            ("3 middlewares", { _ = try await threeMiddlewares.send(.get("x", as: Flag.self)) }),
+        ]),
+    Scenario(
+        name: "query encoder, 10 items", count: 50_000 / scale, concurrency: 1,
+        implementations: [("QueryEncoder", { _ = try Query.encoding(Parameters()).items() })]),
+    Scenario(
+        name: "image loader", count: 50_000 / scale, concurrency: 1,
+        implementations: [
+            ("memory-cache hit", { _ = try await loader.image(for: posterURL) }),
+            (
+                "100 coalesced loads",
+                {
+                    let number = coalesceCounter.withLock {
+                        $0 += 1
+                        return $0 / 100
+                    }
+                    let url = URL(string: "https://image.tmdb.org/t/p/w92/\(number).png")!
+                    _ = try await loader.image(for: url)
+                }
+            ),
+        ]),
+]
+
+@MainActor func runBenchmarks() async throws {
+    var rows: [Row] = []
+    print("courier-bench: \(settings.rounds) rounds after a warm-up\(settings.quick ? " (quick)" : "")\n")
+    print("| scenario | implementation | median req/s | min–max | ratio (paired) | CPU µs/req | new TCP |")
+    print("|---|---|---:|---|---:|---:|---:|")
+    for scenario in scenarios {
+        for (_, operation) in scenario.implementations {
+            _ = try await measure(
+                count: max(1, scenario.count / 10), concurrency: scenario.concurrency, status: nil, operation)
+        }
+        var samples = Array(repeating: [Sample](), count: scenario.implementations.count)
+        for _ in 0..<settings.rounds {
+            for (index, implementation) in scenario.implementations.enumerated() {
+                samples[index].append(
+                    try await measure(
+                        count: scenario.count, concurrency: scenario.concurrency, status: settings.status,
+                        implementation.1))
+            }
+        }
+        for (index, implementation) in scenario.implementations.enumerated() {
+            let throughput = samples[index].map(\.requestsPerSecond)
+            let ratio: Double? =
+                index == 0
+                ? nil
+                : median(zip(samples[index], samples[0]).map { $0.requestsPerSecond / $1.requestsPerSecond })
+            let connections = samples[index].compactMap(\.newConnections)
+            let row = Row(
+                scenario: scenario.name, implementation: implementation.0, medianPerSecond: median(throughput),
+                minPerSecond: throughput.min() ?? 0, maxPerSecond: throughput.max() ?? 0, ratioToBaseline: ratio,
+                cpuMicrosecondsPerRequest: median(samples[index].map(\.cpuMicrosecondsPerRequest)),
+                newConnections: connections.isEmpty ? nil : connections.reduce(0, +) / connections.count)
+            rows.append(row)
+            let ratioText = ratio.map { String(format: "%.2f×", $0) } ?? "baseline"
+            let connectionText = row.newConnections.map(String.init) ?? "–"
+            print(
+                "| \(scenario.name) | \(implementation.0) | \(String(format: "%.0f", row.medianPerSecond)) | "
+                    + "\(String(format: "%.0f–%.0f", row.minPerSecond, row.maxPerSecond)) | \(ratioText) | "
+                    + "\(String(format: "%.1f", row.cpuMicrosecondsPerRequest)) | \(connectionText) |")
+        }
+    }
+    print("\npeak RSS: \(String(format: "%.0f", Clock.peakResidentMegabytes())) MB")
+    if let output = settings.output {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(rows).write(to: URL(fileURLWithPath: output))
+    }
+}
+
+do {
+    try await runBenchmarks()
+} catch {
+    FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))
+    exit(1)
+}
