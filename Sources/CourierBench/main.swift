@@ -189,7 +189,13 @@ struct BadStatus: Error, CustomStringConvertible {
     return data
 }
 
-let stubbed = StubTransport().on(.get, "*", .json(#"{"ok": true}"#))
+/// Answers every request with the same response, doing nothing else: Courier's own cost, alone.
+struct FixedTransport: HTTPTransport {
+    let response = HTTPResponse(
+        status: .ok, headers: [.contentType: "application/json"], body: Data(#"{"ok": true}"#.utf8))
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse { response }
+}
+let stubbed = FixedTransport()
 let noMiddleware = APIClient(baseURL: settings.base, transport: stubbed)
 struct PassThrough: Middleware {
     func intercept(_ request: HTTPRequest, next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse)
@@ -255,10 +261,11 @@ let scenarios: [Scenario] = [
             ("Courier", { _ = try await courier.send(.get("1mb.bin", as: Data.self)) }),
         ]),
     Scenario(
-        name: "pipeline alone (stub transport)", count: 50_000 / scale, concurrency: 1,
+        name: "pipeline alone (fixed transport)", count: 50_000 / scale, concurrency: 1,
         implementations: [
-            ("no middleware", { _ = try await noMiddleware.send(.get("x", as: Flag.self)) }),
-            ("3 middlewares", { _ = try await threeMiddlewares.send(.get("x", as: Flag.self)) }),
+            ("no middleware, raw bytes", { _ = try await noMiddleware.send(.get("x", as: Data.self)) }),
+            ("3 middlewares, raw bytes", { _ = try await threeMiddlewares.send(.get("x", as: Data.self)) }),
+            ("no middleware, JSON decoded", { _ = try await noMiddleware.send(.get("x", as: Flag.self)) }),
         ]),
     Scenario(
         name: "query encoder, 10 items", count: 50_000 / scale, concurrency: 1,
