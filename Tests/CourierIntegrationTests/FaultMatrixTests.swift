@@ -32,6 +32,9 @@ struct FaultRow: Sendable, CustomTestStringConvertible {
     let expected: FaultOutcome
     /// The issue that will close a known gap, when the row pins today's behaviour instead.
     var knownGap: String?
+    /// How far past its deadline the call may end: one second, or two for the known gap whose
+    /// quadratic header parsing competes with the deadline's wake-up for the two cores.
+    var allowance: Duration = .seconds(1)
 
     var testDescription: String { fault }
 }
@@ -165,7 +168,7 @@ struct FaultMatrixTests {
         let elapsed = ContinuousClock.now - start
         MatrixReport.record(row, result: result, elapsed: elapsed)
 
-        #expect(elapsed < row.timeout + .seconds(1), "\(row.fault) took \(elapsed)")
+        #expect(elapsed < row.timeout + row.allowance, "\(row.fault) took \(elapsed)")
         for line in printed + log.all {
             #expect(!line.contains(sentinel), "\(row.fault): \(line)")
         }
