@@ -56,8 +56,8 @@ public final class ImageLoader: Sendable {
     private let disk: DiskStore?
     private let downloads = Coalescer<URL, ImageData>()
     private let slots: DownloadSlots
-    private let observers = Locked([URL: [UInt64: @Sendable (DownloadProgress) -> Void]]())
-    private let nextObserver = Locked<UInt64>(0)
+    /// Progress callbacks of the callers waiting for each URL, and the next callback's id.
+    private let observers = Locked((byURL: [URL: [UInt64: @Sendable (DownloadProgress) -> Void]](), nextID: UInt64(0)))
 
     /// Creates a loader.
     ///
@@ -151,23 +151,22 @@ public final class ImageLoader: Sendable {
     }
 
     private func observe(_ url: URL, _ callback: @escaping @Sendable (DownloadProgress) -> Void) -> UInt64 {
-        let id = nextObserver.withLock { id -> UInt64 in
-            id += 1
-            return id
+        observers.withLock { observers in
+            observers.nextID += 1
+            observers.byURL[url, default: [:]][observers.nextID] = callback
+            return observers.nextID
         }
-        observers.withLock { $0[url, default: [:]][id] = callback }
-        return id
     }
 
     private func stopObserving(_ url: URL, _ id: UInt64) {
         observers.withLock { observers in
-            observers[url]?[id] = nil
-            if observers[url]?.isEmpty == true { observers[url] = nil }
+            observers.byURL[url]?[id] = nil
+            if observers.byURL[url]?.isEmpty == true { observers.byURL[url] = nil }
         }
     }
 
     private func report(_ progress: DownloadProgress, for url: URL) {
-        let callbacks = observers.withLock { Array(($0[url] ?? [:]).values) }
+        let callbacks = observers.withLock { Array(($0.byURL[url] ?? [:]).values) }
         for callback in callbacks { callback(progress) }
     }
 }

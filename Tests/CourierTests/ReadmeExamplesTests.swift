@@ -215,6 +215,9 @@ struct ReadmeExamplesTests {
         #expect(answer.metrics.attempts == 1)
         #expect(transport.requests.first?.headers[.authorization] == "Bearer t0ken")
         #expect(transport.requests.first?.curlCommand().contains("'Authorization: REDACTED'") == true)
-        #expect(alternatives.count == 7)
+        let keyed = APIClient(
+            baseURL: URL(string: "https://api.example.com")!, transport: transport, middlewares: [alternatives[0]])
+        _ = try await keyed.send(.get("me", as: Data.self))
+        #expect(transport.requests.last?.url.query == "api_key=k3y")
     }
 }

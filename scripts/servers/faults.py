@@ -31,9 +31,6 @@ the count. Paths:
   /file-location      302 to file:///etc/passwd
   /sink               counts the request body: {"bytes": N}
 """
-import argparse
-import gzip
-import io
 import json
 import socket
 import struct
@@ -41,24 +38,10 @@ import threading
 import time
 from urllib.parse import parse_qs, urlparse
 
+from common import gzip_bomb, lifetime_parser
 counts = {}
 counts_lock = threading.Lock()
 ports = []
-bomb = None
-bomb_lock = threading.Lock()
-
-
-def gzip_bomb():
-    global bomb
-    with bomb_lock:
-        if bomb is None:
-            buffer = io.BytesIO()
-            with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=9) as archive:
-                zeros = bytes(1 << 20)
-                for _ in range(256):
-                    archive.write(zeros)
-            bomb = buffer.getvalue()
-        return bomb
 
 
 def read_head(connection):
@@ -206,9 +189,7 @@ def accept_loop(server):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--lifetime", type=float, default=1800)
-    options = parser.parse_args()
+    options = lifetime_parser("Courier's fault-injecting server").parse_args()
     servers = [listen(), listen()]
     ports.extend(server.getsockname()[1] for server in servers)
     for server in servers:

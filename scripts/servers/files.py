@@ -13,37 +13,21 @@ connections cut part way, a server that ignores Range, a gzip bomb, and suggeste
 
 Listens on 127.0.0.1 on a free port, prints "Listening at: http://127.0.0.1:PORT", and exits by
 itself after --lifetime seconds (default 1800)."""
-import argparse
-import gzip
-import io
 import json
 import os
 import re
 import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlparse
+
+from common import gzip_bomb, lifetime_parser, serve
 
 PERIOD = 251
 BLOCK = bytes(i % PERIOD for i in range(PERIOD * 4178 + PERIOD))  # ~1 MiB, plus one period to slice from
 STATIC = None
 seen = {}
 seen_lock = threading.Lock()
-bomb = None
-bomb_lock = threading.Lock()
-
-
-def gzip_bomb():
-    global bomb
-    with bomb_lock:
-        if bomb is None:
-            buffer = io.BytesIO()
-            with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=9) as archive:
-                zeros = bytes(1 << 20)
-                for _ in range(256):
-                    archive.write(zeros)
-            bomb = buffer.getvalue()
-        return bomb
 
 
 class Files(BaseHTTPRequestHandler):
@@ -162,17 +146,12 @@ class Files(BaseHTTPRequestHandler):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--lifetime", type=float, default=1800)
+    parser = lifetime_parser("Courier's file server for download tests")
     parser.add_argument("--static", default=None)
     options = parser.parse_args()
     global STATIC
     STATIC = options.static
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Files)
-    server.daemon_threads = True
-    print(f"Listening at: http://127.0.0.1:{server.server_address[1]}", flush=True)
-    threading.Timer(options.lifetime, server.shutdown).start()
-    server.serve_forever()
+    serve(Files, options.lifetime)
 
 
 if __name__ == "__main__":

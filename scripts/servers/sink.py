@@ -5,10 +5,10 @@
 Reads Content-Length and chunked bodies in 1 MiB pieces without keeping them. Listens on
 127.0.0.1 on a free port, prints "Listening at: http://127.0.0.1:PORT", and exits by itself after
 --lifetime seconds (default 1800)."""
-import argparse
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from common import lifetime_parser, serve
 
 CHUNK = 1 << 20
 
@@ -65,14 +65,7 @@ class Sink(BaseHTTPRequestHandler):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--lifetime", type=float, default=1800)
-    options = parser.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Sink)
-    server.daemon_threads = True
-    print(f"Listening at: http://127.0.0.1:{server.server_address[1]}", flush=True)
-    threading.Timer(options.lifetime, server.shutdown).start()
-    server.serve_forever()
+    serve(Sink, lifetime_parser("Courier's upload sink").parse_args().lifetime)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,6 @@ struct CachedResponse: Sendable, Codable, Equatable {
 
     var eTag: String? { httpHeaders[.eTag] }
     var lastModified: String? { httpHeaders[.lastModified] }
-    var hasValidators: Bool { eTag != nil || lastModified != nil }
 
     func isFresh(at now: Date) -> Bool { now < freshUntil }
 

@@ -51,18 +51,18 @@ public struct ResponseCacheMiddleware: Middleware {
         _ request: HTTPRequest,
         next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
-        let policy = request.policies.cache ?? self.policy
-        let credential = Self.credentialDigest(of: request)
-        let mayStore = policy.freshness != .noStore && (credential == nil || policy.storesAuthenticatedResponses)
         // A body streamed to disk never passes through here: nothing to store.
         guard !BodyStreaming.isActive else { return try await next(request) }
         guard request.method == .get, request.body == nil else {
             let response = try await next(request)
             if !request.method.isSafe, (200..<400).contains(response.status.code) {
-                cache.removeEntry(forKey: Self.key(for: request.url, credential: credential))
+                cache.removeEntry(forKey: Self.key(for: request.url, credential: Self.credentialDigest(of: request)))
             }
             return response
         }
+        let policy = request.policies.cache ?? self.policy
+        let credential = Self.credentialDigest(of: request)
+        let mayStore = policy.freshness != .noStore && (credential == nil || policy.storesAuthenticatedResponses)
         let directives = CacheControl(request.headers)
         guard mayStore, !directives.noStore, !request.headers.contains(.ifNoneMatch),
             !request.headers.contains(.ifModifiedSince)

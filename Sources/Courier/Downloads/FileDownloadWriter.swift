@@ -17,11 +17,10 @@ final class FileDownloadWriter: ResponseBodyConsumer, @unchecked Sendable {
     private var validator: String?
     private var head: HTTPResponse?
     private var request: HTTPRequest?
-    private var acceptsRanges = false
     private var reported: Int64 = -1
-    /// Set once an attempt was stopped for falling behind the network: later attempts let the
-    /// transport buffer on disk.
-    private var fellBehind = false
+    /// Set once the body proved too large to stream piece by piece: later attempts let the transport
+    /// buffer it on disk.
+    private var buffersOnDisk = false
 
     init(file: URL, maximumSize: Int64?, onProgress: @escaping @Sendable (DownloadProgress) -> Void) throws {
         guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
@@ -83,7 +82,6 @@ final class FileDownloadWriter: ResponseBodyConsumer, @unchecked Sendable {
             let encoded = head.headers[.contentEncoding].map { $0.lowercased() != "identity" } ?? false
             expected = encoded ? nil : head.headers[.contentLength].flatMap { Int64($0) }
             validator = head.headers[.eTag].flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? head.headers[.lastModified]
-            acceptsRanges = head.headers["Accept-Ranges"]?.lowercased() == "bytes"
         }
         if let maximumSize, let expected, expected > maximumSize {
             throw tooLarge(maximumSize, head: head)
@@ -93,17 +91,17 @@ final class FileDownloadWriter: ResponseBodyConsumer, @unchecked Sendable {
         return true
     }
 
-    /// Notes that the last attempt was stopped because this writer fell behind the network.
+    /// Notes that the body is to be buffered on disk by the transport from now on.
     func didFallBehind() {
         lock.lock()
-        fellBehind = true
+        buffersOnDisk = true
         lock.unlock()
     }
 
     var prefersDiskBuffering: Bool {
         lock.lock()
         defer { lock.unlock() }
-        return fellBehind
+        return buffersOnDisk
     }
 
     func bufferedBytesArrived(_ count: Int64) {
@@ -113,13 +111,6 @@ final class FileDownloadWriter: ResponseBodyConsumer, @unchecked Sendable {
         guard total > reported else { return }
         reported = total
         onProgress(DownloadProgress(bytesReceived: total, bytesExpected: expected))
-    }
-
-    /// Whether the server said it serves ranges, so an interrupted body resumes instead of restarting.
-    var canResume: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return acceptsRanges && expected != nil
     }
 
     /// Reports progress when it moved forward (a restart from zero is reported too). Call with the lock held.

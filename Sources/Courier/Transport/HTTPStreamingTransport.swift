@@ -16,32 +16,22 @@ public protocol ResponseBodyConsumer: Sendable {
     /// full disk).
     func receive(_ piece: Data) throws
 
-    /// Whether an interrupted body can be picked up where it stopped (the consumer resumes with
-    /// `Range`). A transport that cannot slow the network down to the consumer's pace (URLSession on
-    /// Linux queues every piece in memory) stops the exchange with
-    /// ``TransportFailure/connectionLost`` when too much is waiting, rather than let memory grow,
-    /// but only for a consumer that can resume.
-    var canResume: Bool { get }
-
     /// Whether the transport should let the network write the body to a file of its own first
     /// (URLSession download tasks, which slow the network down to the disk's pace) and hand it
-    /// over from there. A consumer that was stopped for falling behind asks for this on its next
-    /// attempt.
+    /// over from there. A consumer told ``didFallBehind()`` asks for this on its next attempt.
     var prefersDiskBuffering: Bool { get }
 
     /// How many body bytes of this exchange have arrived so far, while the transport buffers them on
     /// disk (before they are handed over with ``receive(_:)``).
     func bufferedBytesArrived(_ count: Int64)
 
-    /// The transport is stopping this exchange because too many pieces were waiting for the
-    /// consumer (see ``canResume``).
+    /// The transport is stopping this exchange because the body is too large to stream piece by piece
+    /// without flow control (URLSession queues every piece in memory); the next attempt should ask
+    /// for ``prefersDiskBuffering``.
     func didFallBehind()
 }
 
 extension ResponseBodyConsumer {
-    /// `false`: the body cannot be resumed.
-    public var canResume: Bool { false }
-
     /// `false`: pieces as they arrive.
     public var prefersDiskBuffering: Bool { false }
 

@@ -17,16 +17,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
     private let lock = NSLock()
     private var exchanges: [Int: URLSessionExchange] = [:]
 
-    /// The session's delegate queue, whose length is how far the consumers are behind the network.
+    /// The session's delegate queue: one at a time, so one exchange's callbacks never overlap.
     let queue: OperationQueue = {
         let queue = OperationQueue()
         queue.name = "Courier.URLSessionTransport"
         queue.maxConcurrentOperationCount = 1
         return queue
     }()
-
-    /// How many body pieces (of up to 16 KiB on Linux) may wait before a resumable stream is stopped.
-    private static let maximumWaitingPieces = 2048
 
     func register(_ exchange: URLSessionExchange, for task: URLSessionTask) {
         lock.lock()
@@ -58,12 +55,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let exchange = exchange(for: dataTask) else { return }
-        // URLSession has no flow control (on Linux the network outruns any consumer on loopback):
-        // every piece waits in the delegate queue. Stop a stream that can resume before that grows.
-        if exchange.stopIfFallenBehind(waiting: queue.operationCount, limit: Self.maximumWaitingPieces)
-            || !exchange.append(data)
-        {
+        if exchange(for: dataTask)?.append(data) == false {
             dataTask.cancel()
         }
     }

@@ -256,24 +256,6 @@ final class URLSessionExchange: @unchecked Sendable {
         finish(.success(Self.makeResponse(response, body: body, request: request)))
     }
 
-    /// Stops a streamed body whose consumer has fallen `waiting` pieces behind the network, when it
-    /// can resume: `true` when the exchange was stopped (and the task must be cancelled).
-    func stopIfFallenBehind(waiting: Int, limit: Int) -> Bool {
-        lock.lock()
-        let streaming = isStreaming && !isFinished
-        lock.unlock()
-        guard streaming, waiting > limit, let consumer, consumer.canResume else { return false }
-        consumer.didFallBehind()
-        finish(
-            .failure(
-                APIError(
-                    .transport(.connectionLost),
-                    message:
-                        "stopped the transfer: \(waiting) pieces were waiting for a consumer slower than the network",
-                    request: request)))
-        return true
-    }
-
     /// Finishes from the task's completion.
     func complete(task: URLSessionTask, error: (any Error)?) {
         lock.lock()
