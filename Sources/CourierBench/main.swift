@@ -1,7 +1,7 @@
 // courier-bench: Courier against raw URLSession on the same local server, side by side in one run.
 //
 //   courier-bench --base http://127.0.0.1:PORT [--status http://127.0.0.1:PORT/nginx_status]
-//                 [--quick] [--rounds N] [--output results.json]
+//                 [--quick] [--rounds N] [--output results.json] [--only TEXT]
 //
 // The server serves /small.json (~500 B), /page.json (25 iTunes-style results, ~30 KB) and
 // /1mb.bin. Implementations are interleaved round by round (A B A B …) after a warm-up; the table
@@ -22,6 +22,8 @@ struct Settings {
     var quick = false
     var rounds = 5
     var output: String?
+    /// Runs only the scenarios whose name contains this text (for profiling one of them).
+    var only: String?
 
     static func parse(_ arguments: [String]) -> Settings? {
         var settings = Settings()
@@ -41,6 +43,9 @@ struct Settings {
                 index += 1
             case "--output":
                 settings.output = value
+                index += 1
+            case "--only":
+                settings.only = value
                 index += 1
             case "--quick": settings.quick = true
             default: return nil
@@ -93,25 +98,27 @@ func acceptedConnections(_ status: URL?) async -> Int? {
     return lines[2].split(separator: " ").first.flatMap { Int($0) }
 }
 
-/// Runs `count` operations with `concurrency` in flight and measures them.
+/// Runs `count` operations with `concurrency` in flight and measures them. Each of `concurrency`
+/// worker tasks runs operations one after another, so the harness adds no task per operation.
 func measure(count: Int, concurrency: Int, status: URL?, _ operation: @escaping @Sendable () async throws -> Void)
     async throws -> Sample
 {
     let connectionsBefore = await acceptedConnections(status)
     let cpuBefore = Clock.cpuSeconds()
     let start = ContinuousClock.now
+    let claimed = Locked(0)
     try await withThrowingTaskGroup(of: Void.self) { group in
-        var started = 0
-        while started < min(concurrency, count) {
-            group.addTask { try await operation() }
-            started += 1
-        }
-        while try await group.next() != nil {
-            if started < count {
-                group.addTask { try await operation() }
-                started += 1
+        for _ in 0..<min(concurrency, count) {
+            group.addTask {
+                while claimed.withLock({ claimed in
+                    claimed += 1
+                    return claimed <= count
+                }) {
+                    try await operation()
+                }
             }
         }
+        try await group.waitForAll()
     }
     let elapsed = ContinuousClock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -293,7 +300,7 @@ let scenarios: [Scenario] = [
     print("courier-bench: \(settings.rounds) rounds after a warm-up\(settings.quick ? " (quick)" : "")\n")
     print("| scenario | implementation | median req/s | min–max | ratio (paired) | CPU µs/req | new TCP |")
     print("|---|---|---:|---|---:|---:|---:|")
-    for scenario in scenarios {
+    for scenario in scenarios where settings.only.map(scenario.name.contains) ?? true {
         for (_, operation) in scenario.implementations {
             _ = try await measure(
                 count: max(1, scenario.count / 10), concurrency: scenario.concurrency, status: nil, operation)

@@ -25,6 +25,8 @@ public struct APIClient: HTTPClient {
     public let encoder: JSONEncoder
     /// Headers sent with every request unless the route sets the same name.
     public let headers: HTTPHeaders
+    /// `baseURL`, taken apart once.
+    let base: BaseURL
 
     /// The headers sent by default: `Accept: application/json` and a `User-Agent` naming Courier.
     public static let defaultHeaders: HTTPHeaders = [
@@ -50,6 +52,7 @@ public struct APIClient: HTTPClient {
         headers: HTTPHeaders = APIClient.defaultHeaders
     ) {
         self.baseURL = baseURL
+        self.base = BaseURL(baseURL)
         self.transport = transport
         self.middlewares = middlewares
         self.decoder = decoder
@@ -70,7 +73,7 @@ public struct APIClient: HTTPClient {
     /// - Throws: ``APIError``, or `CancellationError` when the calling task is cancelled.
     public func response<E: Endpoint>(for endpoint: E) async throws -> APIResponse<E.Response> {
         let (request, temporaryFile) = try RequestBuilder.makeRequest(
-            for: endpoint, baseURL: baseURL, defaultHeaders: headers, encoder: encoder
+            for: endpoint, baseURL: base, defaultHeaders: headers, encoder: encoder
         )
         defer {
             if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }

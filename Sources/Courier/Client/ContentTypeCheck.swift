@@ -20,8 +20,10 @@ enum ContentTypeCheck {
 
     /// `type/subtype`, lowercased, without parameters.
     static func mediaType(of contentType: String) -> String {
-        String(contentType.split(separator: ";", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces)
-            .lowercased()
+        let type = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }
+        let isSpace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        let trimmed = type.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
+        return String(decoding: trimmed, as: UTF8.self).lowercased()
     }
 
     /// Whether a media type matches a pattern: exact, `*/*`, `image/*`, or `application/*+json`.

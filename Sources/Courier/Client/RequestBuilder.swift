@@ -5,22 +5,23 @@ enum RequestBuilder {
     /// The request, and the temporary file its body was spilled into, if any (the caller removes it).
     static func makeRequest(
         for route: some Route,
-        baseURL clientBaseURL: URL,
+        baseURL clientBaseURL: BaseURL,
         defaultHeaders: HTTPHeaders,
         encoder: JSONEncoder
     ) throws -> (request: HTTPRequest, temporaryFile: URL?) {
         let method = route.method
-        let baseURL = route.baseURL ?? clientBaseURL
+        let baseURL = route.baseURL.map(BaseURL.init) ?? clientBaseURL
         let query: [URLQueryItem]
         do {
             query = try route.query.items()
         } catch {
             throw APIError(
-                .invalidRequest, message: "\(method) \(Redaction.redact(baseURL)): encoding the query failed: \(error)",
+                .invalidRequest,
+                message: "\(method) \(Redaction.redact(baseURL.url)): encoding the query failed: \(error)",
                 underlyingError: error
             )
         }
-        let url = try makeURL(baseURL: baseURL, path: route.path, query: query, method: method)
+        let url = try baseURL.appending(path: route.path, query: query, method: method)
         let policies = RequestPolicies(
             requiresAuthentication: route.requiresAuthentication, retry: route.retryPolicy, cache: route.cachePolicy
         )
@@ -55,40 +56,6 @@ enum RequestBuilder {
         }
         return (request, temporaryFile)
     }
-
-    static func makeURL(baseURL: URL, path: Path, query: [URLQueryItem], method: HTTPMethod) throws -> URL {
-        func invalid(_ message: String) -> APIError {
-            APIError(.invalidRequest, message: "\(method) \(Redaction.redact(baseURL)): \(message)")
-        }
-        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
-            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = components.host, !host.isEmpty
-        else {
-            throw invalid("the base URL must be an absolute http or https URL with a host")
-        }
-        if let problem = path.problem {
-            throw invalid(problem)
-        }
-        var basePath = components.percentEncodedPath
-        while basePath.hasSuffix("/") { basePath.removeLast() }
-        if !path.encoded.isEmpty {
-            basePath += "/" + path.encoded
-        }
-        components.percentEncodedPath = basePath.isEmpty ? "/" : basePath
-        var queryParts: [String] = []
-        if let existing = components.percentEncodedQuery, !existing.isEmpty {
-            queryParts.append(existing)
-        }
-        if !query.isEmpty {
-            queryParts.append(PercentEncoding.encodeQuery(query.map { ($0.name, $0.value) }))
-        }
-        components.percentEncodedQuery = queryParts.isEmpty ? nil : queryParts.joined(separator: "&")
-        components.fragment = nil
-        guard let url = components.url, url.host == components.host else {
-            throw invalid("the path \"\(path.encoded)\" does not make a valid URL")
-        }
-        return url
-    }
 }
 
 /// The checks every request passes just before it reaches the transport, after every middleware:
@@ -102,7 +69,9 @@ enum RequestValidation {
             )
         }
         let scheme = request.url.scheme?.lowercased()
-        guard scheme == "http" || scheme == "https", let host = request.url.host, !host.isEmpty else {
+        // The percent-encoded host: the same emptiness, without an IDNA conversion per request.
+        guard scheme == "http" || scheme == "https", let host = request.url.host(percentEncoded: true), !host.isEmpty
+        else {
             throw APIError(
                 .invalidRequest, message: "only absolute http and https URLs can be sent", request: request
             )

@@ -53,7 +53,7 @@ extension APIClient {
             throw APIError(.invalidRequest, message: "\(destination.path) exists already and would be overwritten")
         }
         var (request, temporaryBody) = try RequestBuilder.makeRequest(
-            for: route, baseURL: baseURL, defaultHeaders: headers, encoder: encoder
+            for: route, baseURL: base, defaultHeaders: headers, encoder: encoder
         )
         request.timeout = request.timeout ?? options.timeout
         defer {

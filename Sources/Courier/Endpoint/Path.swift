@@ -33,7 +33,7 @@ public struct Path: Sendable, Hashable, ExpressibleByStringInterpolation, Custom
         /// Appends literal text: `/` separates segments, existing `%XX` escapes are kept, and other
         /// characters not allowed in a path are encoded.
         public mutating func appendLiteral(_ literal: String) {
-            if literal.contains("?") || literal.contains("#") {
+            if literal.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
                 problem = problem ?? "the path \"\(literal)\" contains '?' or '#'; put query items in `query`"
             }
             encoded += Path.encodeLiteral(literal)
@@ -81,12 +81,31 @@ public struct Path: Sendable, Hashable, ExpressibleByStringInterpolation, Custom
     /// Drops leading slashes and flags dot segments, whatever their spelling (`..`, `%2E%2E`).
     private mutating func normalise() {
         while encoded.hasPrefix("/") { encoded.removeFirst() }
-        for segment in encoded.split(separator: "/", omittingEmptySubsequences: false) {
-            let decoded = segment.removingPercentEncodingOrSelf
-            if decoded == "." || decoded == ".." {
-                problem = problem ?? "the path \"\(encoded)\" contains a '\(decoded)' segment"
+        for segment in encoded.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            if let dots = Self.dotSegment(segment) {
+                problem = problem ?? "the path \"\(encoded)\" contains a '\(dots)' segment"
             }
         }
+    }
+
+    /// `"."` or `".."` when the segment is one of them, with each dot written as `.`, `%2E` or `%2e`.
+    private static func dotSegment(_ segment: Substring.UTF8View.SubSequence) -> String? {
+        var dots = 0
+        var bytes = segment[...]
+        while let first = bytes.first {
+            if first == UInt8(ascii: ".") {
+                bytes = bytes.dropFirst()
+            } else if first == UInt8(ascii: "%"), bytes.dropFirst().starts(with: [UInt8(ascii: "2")]),
+                let third = bytes.dropFirst(2).first, third | 0x20 == UInt8(ascii: "e")
+            {
+                bytes = bytes.dropFirst(3)
+            } else {
+                return nil
+            }
+            dots += 1
+            if dots > 2 { return nil }
+        }
+        return dots == 0 ? nil : String(repeating: ".", count: dots)
     }
 
     private static let pathCharacters = Set("!$&'()*+,;=:@/".utf8)
@@ -118,11 +137,5 @@ extension UInt8 {
             true
         default: false
         }
-    }
-}
-
-extension Substring {
-    fileprivate var removingPercentEncodingOrSelf: String {
-        String(self).removingPercentEncoding ?? String(self)
     }
 }

@@ -57,6 +57,11 @@ struct RequestBuildingTests {
             ("https://api.example.com", "", "https://api.example.com/"),
             ("https://api.example.com/3", "", "https://api.example.com/3"),
             ("https://api.example.com:8443/a", "b/", "https://api.example.com:8443/a/b/"),
+            (
+                "https://api.example.com", ".../.well-known/%2E%2E%2E",
+                "https://api.example.com/.../.well-known/%2E%2E%2E"
+            ),
+            ("https://api.example.com/a#frag", "b", "https://api.example.com/a/b"),
         ] as [(String, Path, String)])
     func pathJoining(base: String, path: Path, expected: String) async throws {
         #expect(try await url(base: base, path: path) == expected)
@@ -77,8 +82,8 @@ struct RequestBuildingTests {
     @Test(
         "a path that would climb out, query or be ambiguous is refused before any I/O",
         arguments: [
-            "users/\("..")" as Path, "users/\(".")/x", "a/../b", "./a", "a/%2e%2E/b", "search?term=x", "a#b",
-            "users/\("")/posts",
+            "users/\("..")" as Path, "users/\(".")/x", "a/../b", "./a", "a/%2e%2E/b", "a/.%2E", "%2E./b", "a/%2e",
+            "search?term=x", "a#b", "users/\("")/posts",
         ] as [Path])
     func refusedPaths(path: Path) async throws {
         let transport = StubTransport().on(.get, "*", .text(""))
