@@ -20,7 +20,9 @@ let package = Package(
         .executable(name: "courier-bench", targets: ["CourierBench"]),
     ],
     targets: [
-        .target(name: "Courier"),
+        // libcurl, loaded at run time: no development package is needed to build (see its header).
+        .target(name: "CCourierCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "Courier", dependencies: ["CCourierCurl"]),
         .target(name: "CourierTesting", dependencies: ["Courier"]),
         .target(name: "CourierImages", dependencies: ["Courier"]),
         .target(name: "ITunesSearch", dependencies: ["Courier"], path: "Examples/ITunesSearch"),

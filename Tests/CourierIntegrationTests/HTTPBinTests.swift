@@ -17,15 +17,15 @@ private struct Echo: Decodable, Sendable {
 }
 
 @Suite(
-    "URLSessionTransport against httpbin",
+    "Both transports against httpbin",
     .enabled(if: LocalServers.httpbin != nil, "start the tests with scripts/test"),
     .timeLimit(.minutes(1))
 )
 struct HTTPBinTests {
-    let client = APIClient(baseURL: LocalServers.httpbin ?? URL(string: "http://127.0.0.1:9")!)
 
-    @Test("tricky query values arrive intact")
-    func queryRoundTrip() async throws {
+    @Test("tricky query values arrive intact", arguments: TransportKind.allCases)
+    func queryRoundTrip(transport: TransportKind) async throws {
+        let client = transport.client(LocalServers.httpbin)
         let values = ["a+b", "x&y=z", "#frag", "100%", "what?", "a/b", "rock & roll", "🎸 emoji", "line\nbreak", "é"]
         let query = values.enumerated().map { URLQueryItem(name: "v\($0.offset)", value: $0.element) }
 
@@ -36,16 +36,18 @@ struct HTTPBinTests {
         }
     }
 
-    @Test("a JSON body is echoed")
-    func jsonEcho() async throws {
+    @Test("a JSON body is echoed", arguments: TransportKind.allCases)
+    func jsonEcho(transport: TransportKind) async throws {
+        let client = transport.client(LocalServers.httpbin)
         let echo = try await client.send(.post("post", body: ["name": "Courier", "q": "a&b=c"], as: Echo.self))
 
         #expect(echo.json == ["name": "Courier", "q": "a&b=c"])
         #expect(echo.headers["Content-Type"] == "application/json")
     }
 
-    @Test("default and route headers are sent")
-    func headers() async throws {
+    @Test("default and route headers are sent", arguments: TransportKind.allCases)
+    func headers(transport: TransportKind) async throws {
+        let client = transport.client(LocalServers.httpbin)
         let echo = try await client.send(.get("headers", headers: ["X-Courier-Test": "1"], as: Echo.self))
 
         #expect(echo.headers["Accept"] == "application/json")
@@ -53,8 +55,9 @@ struct HTTPBinTests {
         #expect(echo.headers["X-Courier-Test"] == "1")
     }
 
-    @Test("404 and 500 are typed errors carrying the response", arguments: [404, 500])
-    func statusErrors(code: Int) async throws {
+    @Test("404 and 500 are typed errors carrying the response", arguments: TransportKind.allCases, [404, 500])
+    func statusErrors(transport: TransportKind, code: Int) async throws {
+        let client = transport.client(LocalServers.httpbin)
         let error = try #require(
             await #expect(throws: APIError.self) { try await client.send(.get("status/\(code)", as: Data.self)) })
 
@@ -63,29 +66,35 @@ struct HTTPBinTests {
         #expect(error.description.contains("GET \(LocalServers.httpbin!.absoluteString)/status/\(code) → \(code)"))
     }
 
-    @Test("/status/204 decodes as EmptyResponse")
-    func noContent() async throws {
+    @Test("/status/204 decodes as EmptyResponse", arguments: TransportKind.allCases)
+    func noContent(transport: TransportKind) async throws {
+        let client = transport.client(LocalServers.httpbin)
         #expect(try await client.send(.get("status/204", as: EmptyResponse.self)) == EmptyResponse())
     }
 
-    @Test("/redirect/3 is followed to the end")
-    func redirects() async throws {
+    @Test("/redirect/3 is followed to the end", arguments: TransportKind.allCases)
+    func redirects(transport: TransportKind) async throws {
+        let client = transport.client(LocalServers.httpbin)
         let result = try await client.response(for: .get("redirect/3", as: Echo.self))
 
         #expect(result.response.redirectCount == 3)
         #expect(result.response.url?.path == "/get")
     }
 
-    @Test("/redirect/25 stops at the limit of 10")
-    func redirectLimit() async throws {
+    @Test("/redirect/25 stops at the limit of 10", arguments: TransportKind.allCases)
+    func redirectLimit(transport: TransportKind) async throws {
+        let client = transport.client(LocalServers.httpbin)
         let error = try #require(
             await #expect(throws: APIError.self) { try await client.send(.get("redirect/25", as: Data.self)) })
 
         #expect(error.kind == .transport(.tooManyRedirects))
     }
 
-    @Test("a cross-origin redirect arrives without Authorization; a same-origin one keeps it")
-    func crossOriginRedirect() async throws {
+    @Test(
+        "a cross-origin redirect arrives without Authorization; a same-origin one keeps it",
+        arguments: TransportKind.allCases)
+    func crossOriginRedirect(transport: TransportKind) async throws {
+        let client = transport.client(LocalServers.httpbin)
         let other = try #require(LocalServers.httpbinOtherOrigin)
         let headers: HTTPHeaders = [
             .authorization: "Bearer sentinel-token", .cookie: "session=sentinel", "X-Api-Key": "k",
@@ -107,8 +116,9 @@ struct HTTPBinTests {
         #expect(stayed.headers["Authorization"] == "Bearer sentinel-token")
     }
 
-    @Test("a dripping body cannot outlive the deadline")
-    func drippingBody() async throws {
+    @Test("a dripping body cannot outlive the deadline", arguments: TransportKind.allCases)
+    func drippingBody(transport: TransportKind) async throws {
+        let client = transport.client(LocalServers.httpbin)
         let start = ContinuousClock.now
         let query: Query = ["duration": "5", "numbytes": "10"]
 
@@ -122,8 +132,9 @@ struct HTTPBinTests {
         #expect(ContinuousClock.now - start < .milliseconds(2500))
     }
 
-    @Test("/basic-auth without credentials answers 401 promptly")
-    func basicAuthWithoutCredentials() async throws {
+    @Test("/basic-auth without credentials answers 401 promptly", arguments: TransportKind.allCases)
+    func basicAuthWithoutCredentials(transport: TransportKind) async throws {
+        let client = transport.client(LocalServers.httpbin)
         let start = ContinuousClock.now
 
         let error = try #require(
@@ -134,22 +145,24 @@ struct HTTPBinTests {
         #expect(ContinuousClock.now - start < .seconds(2))
     }
 
-    @Test("/basic-auth with credentials and /bearer with a token succeed")
-    func credentials() async throws {
+    @Test("/basic-auth with credentials and /bearer with a token succeed", arguments: TransportKind.allCases)
+    func credentials(transport: TransportKind) async throws {
+        let client = transport.client(LocalServers.httpbin)
         let basic = "Basic " + Data("user:pass".utf8).base64EncodedString()
         _ = try await client.send(.get("basic-auth/user/pass", headers: [.authorization: basic], as: Data.self))
         _ = try await client.send(.get("bearer", headers: [.authorization: "Bearer t0ken"], as: Data.self))
     }
 
-    @Test("gzip and deflate bodies are decoded")
-    func compression() async throws {
+    @Test("gzip and deflate bodies are decoded", arguments: TransportKind.allCases)
+    func compression(transport: TransportKind) async throws {
+        let client = transport.client(LocalServers.httpbin)
         #expect(try await client.send(.get("gzip", as: Echo.self)).gzipped == true)
         #expect(try await client.send(.get("deflate", as: Echo.self)).deflated == true)
     }
 
-    @Test("a closed port fails as cannotConnect")
-    func cannotConnect() async throws {
-        let client = APIClient(baseURL: URL(string: "http://127.0.0.1:9")!)
+    @Test("a closed port fails as cannotConnect", arguments: TransportKind.allCases)
+    func cannotConnect(transport: TransportKind) async throws {
+        let client = transport.client(URL(string: "http://127.0.0.1:9")!)
 
         let error = try #require(
             await #expect(throws: APIError.self) { try await client.send(.get("x", as: Data.self)) })

@@ -63,7 +63,7 @@ final class URLSessionExchange: @unchecked Sendable {
     /// runs on ``DeadlineClock``'s own thread, so it fires on time however busy URLSession is.
     func armDeadline(after delay: Duration) {
         let timer = DeadlineClock.shared.schedule(after: delay) { [self] in
-            finish(.failure(Self.timeoutError(request, timeout: timeout)))
+            finish(.failure(RedirectLoop.timeoutError(request, timeout: timeout)))
             cancelTask()
         }
         lock.lock()
@@ -300,13 +300,6 @@ final class URLSessionExchange: @unchecked Sendable {
         return HTTPResponse(
             status: HTTPStatus(code: response.statusCode), headers: headers, body: body,
             url: response.url ?? request.url
-        )
-    }
-
-    static func timeoutError(_ request: HTTPRequest, timeout: Duration) -> APIError {
-        APIError(
-            .transport(.deadlineExceeded), message: "no complete response within \(DurationText.seconds(timeout))",
-            request: request
         )
     }
 

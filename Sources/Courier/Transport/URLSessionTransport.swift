@@ -100,21 +100,8 @@ public final class URLSessionTransport: HTTPStreamingTransport {
 
     private func send(_ request: HTTPRequest, consumer: (any ResponseBodyConsumer)?) async throws -> HTTPResponse {
         let timeout = request.timeout ?? configuration.timeout
-        let deadline = ContinuousClock.now + timeout
-        var current = request
-        var redirects = 0
-        while true {
-            var response = try await exchange(current, deadline: deadline, timeout: timeout, consumer: consumer)
-            guard
-                let next = try configuration.redirects.nextRequest(
-                    after: response, to: current, redirectsSoFar: redirects
-                )
-            else {
-                response.redirectCount = redirects
-                return response
-            }
-            current = next
-            redirects += 1
+        return try await RedirectLoop.send(request, policy: configuration.redirects, timeout: timeout) {
+            try await exchange($0, deadline: $1, timeout: timeout, consumer: consumer)
         }
     }
 
@@ -126,9 +113,6 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         consumer: (any ResponseBodyConsumer)?
     ) async throws -> HTTPResponse {
         let remaining = deadline - ContinuousClock.now
-        guard remaining > .zero else {
-            throw URLSessionExchange.timeoutError(request, timeout: timeout)
-        }
         let urlRequest = makeURLRequest(request)
         // URLSession writes a download task's body to disk at the disk's pace; the consumer reads it after.
         let buffersOnDisk = consumer?.prefersDiskBuffering == true && request.body == nil

@@ -1,0 +1,161 @@
+// A thin C layer between Courier and libcurl.
+//
+// libcurl's option setters are C-variadic, which Swift cannot call; these typed wrappers can be.
+// libcurl is loaded at run time (dlopen) rather than linked, so that building Courier needs no
+// libcurl development package: the library itself is on every Linux machine that runs Swift's
+// FoundationNetworking, and in macOS. The numeric values below are libcurl's stable ABI; shim.c
+// checks each against <curl/curl.h> whenever that header is present at build time.
+#ifndef CCOURIER_CURL_H
+#define CCOURIER_CURL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ccurl_easy ccurl_easy;
+typedef struct ccurl_multi ccurl_multi;
+typedef struct ccurl_slist ccurl_slist;
+
+/// Body and header callbacks: `size * count` bytes at `buffer`.
+typedef size_t (*ccurl_data_callback)(char *buffer, size_t size, size_t count, void *context);
+/// Rewinds a request body: returns 0 on success, 1 on failure, 2 when it cannot seek.
+typedef int (*ccurl_seek_callback)(void *context, int64_t offset, int origin);
+
+enum {
+    CCURLOPT_WRITEDATA = 10001,
+    CCURLOPT_URL = 10002,
+    CCURLOPT_READDATA = 10009,
+    CCURLOPT_ERRORBUFFER = 10010,
+    CCURLOPT_WRITEFUNCTION = 20011,
+    CCURLOPT_READFUNCTION = 20012,
+    CCURLOPT_HTTPHEADER = 10023,
+    CCURLOPT_HEADERDATA = 10029,
+    CCURLOPT_CUSTOMREQUEST = 10036,
+    CCURLOPT_NOPROGRESS = 43,
+    CCURLOPT_NOBODY = 44,
+    CCURLOPT_UPLOAD = 46,
+    CCURLOPT_FOLLOWLOCATION = 52,
+    CCURLOPT_SSL_VERIFYPEER = 64,
+    CCURLOPT_CAINFO = 10065,
+    CCURLOPT_HEADERFUNCTION = 20079,
+    CCURLOPT_HTTPGET = 80,
+    CCURLOPT_SSL_VERIFYHOST = 81,
+    CCURLOPT_HTTP_VERSION = 84,
+    CCURLOPT_BUFFERSIZE = 98,
+    CCURLOPT_NOSIGNAL = 99,
+    CCURLOPT_ACCEPT_ENCODING = 10102,
+    CCURLOPT_PRIVATE = 10103,
+    CCURLOPT_INFILESIZE_LARGE = 30115,
+    CCURLOPT_TCP_NODELAY = 121,
+    CCURLOPT_TIMEOUT_MS = 155,
+    CCURLOPT_CONNECTTIMEOUT_MS = 156,
+    CCURLOPT_HTTP_TRANSFER_DECODING = 157,
+    CCURLOPT_HTTP_CONTENT_DECODING = 158,
+    CCURLOPT_SEEKFUNCTION = 20167,
+    CCURLOPT_SEEKDATA = 10168,
+    CCURLOPT_TCP_KEEPALIVE = 213,
+    CCURLOPT_PINNEDPUBLICKEY = 10230,
+    CCURLOPT_PIPEWAIT = 237,
+};
+
+enum {
+    CCURLINFO_RESPONSE_CODE = 2097154,
+    CCURLINFO_NUM_CONNECTS = 2097178,
+    CCURLINFO_HTTP_VERSION = 2097198,
+};
+
+enum {
+    CCURLMOPT_PIPELINING = 3,
+    CCURLMOPT_MAXCONNECTS = 6,
+    CCURLMOPT_MAX_HOST_CONNECTIONS = 7,
+    CCURLMOPT_MAX_TOTAL_CONNECTIONS = 13,
+};
+
+enum {
+    CCURL_HTTP_VERSION_1_1 = 2,
+    CCURL_HTTP_VERSION_2TLS = 4,
+    CCURLPIPE_MULTIPLEX = 2,
+    CCURL_READFUNC_ABORT = 0x10000000,
+    CCURL_SEEKFUNC_OK = 0,
+    CCURL_SEEKFUNC_FAIL = 1,
+    CCURL_ERROR_SIZE = 256,
+};
+
+/// libcurl's result codes that Courier tells apart.
+enum {
+    CCURLE_OK = 0,
+    CCURLE_UNSUPPORTED_PROTOCOL = 1,
+    CCURLE_FAILED_INIT = 2,
+    CCURLE_URL_MALFORMAT = 3,
+    CCURLE_COULDNT_RESOLVE_PROXY = 5,
+    CCURLE_COULDNT_RESOLVE_HOST = 6,
+    CCURLE_COULDNT_CONNECT = 7,
+    CCURLE_WEIRD_SERVER_REPLY = 8,
+    CCURLE_HTTP2 = 16,
+    CCURLE_PARTIAL_FILE = 18,
+    CCURLE_WRITE_ERROR = 23,
+    CCURLE_READ_ERROR = 26,
+    CCURLE_OUT_OF_MEMORY = 27,
+    CCURLE_OPERATION_TIMEDOUT = 28,
+    CCURLE_SSL_CONNECT_ERROR = 35,
+    CCURLE_ABORTED_BY_CALLBACK = 42,
+    CCURLE_GOT_NOTHING = 52,
+    CCURLE_SEND_ERROR = 55,
+    CCURLE_RECV_ERROR = 56,
+    CCURLE_SSL_CERTPROBLEM = 58,
+    CCURLE_SSL_CIPHER = 59,
+    CCURLE_PEER_FAILED_VERIFICATION = 60,
+    CCURLE_BAD_CONTENT_ENCODING = 61,
+    CCURLE_FILESIZE_EXCEEDED = 63,
+    CCURLE_SEND_FAIL_REWIND = 65,
+    CCURLE_SSL_ENGINE_INITFAILED = 66,
+    CCURLE_SSL_CACERT_BADFILE = 77,
+    CCURLE_SSL_SHUTDOWN_FAILED = 80,
+    CCURLE_AGAIN = 81,
+    CCURLE_SSL_CRL_BADFILE = 82,
+    CCURLE_SSL_ISSUER_ERROR = 83,
+    CCURLE_SSL_PINNEDPUBKEYNOTMATCH = 90,
+    CCURLE_SSL_INVALIDCERTSTATUS = 91,
+    CCURLE_HTTP2_STREAM = 92,
+    CCURLE_HTTP3 = 95,
+    CCURLE_QUIC_CONNECT_ERROR = 96,
+    CCURLE_PROXY = 97,
+    CCURLE_SSL_CLIENTCERT = 98,
+    CCURLE_UNRECOVERABLE_POLL = 99,
+};
+
+/// Loads libcurl once (later calls return the first outcome): 0 on success; otherwise non-zero,
+/// with the reason in `error`.
+int ccurl_load(char *error, size_t capacity);
+/// libcurl's version text, e.g. "libcurl/7.88.1 OpenSSL/3.0.19 zlib/1.2.13 nghttp2/1.52.0".
+const char *ccurl_version(void);
+
+ccurl_easy *ccurl_easy_init(void);
+void ccurl_easy_cleanup(ccurl_easy *easy);
+void ccurl_easy_reset(ccurl_easy *easy);
+int ccurl_easy_setopt_long(ccurl_easy *easy, int option, long value);
+int ccurl_easy_setopt_int64(ccurl_easy *easy, int option, int64_t value);
+/// Strings (copied by libcurl), header lists and context pointers.
+int ccurl_easy_setopt_pointer(ccurl_easy *easy, int option, const void *value);
+int ccurl_easy_setopt_data_callback(ccurl_easy *easy, int option, ccurl_data_callback callback);
+int ccurl_easy_setopt_seek_callback(ccurl_easy *easy, ccurl_seek_callback callback);
+int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value);
+const char *ccurl_easy_strerror(int code);
+
+ccurl_slist *ccurl_slist_append(ccurl_slist *list, const char *line);
+void ccurl_slist_free_all(ccurl_slist *list);
+
+ccurl_multi *ccurl_multi_init(void);
+int ccurl_multi_cleanup(ccurl_multi *multi);
+int ccurl_multi_setopt_long(ccurl_multi *multi, int option, long value);
+int ccurl_multi_add_handle(ccurl_multi *multi, ccurl_easy *easy);
+int ccurl_multi_remove_handle(ccurl_multi *multi, ccurl_easy *easy);
+int ccurl_multi_perform(ccurl_multi *multi, int *running);
+int ccurl_multi_poll(ccurl_multi *multi, int timeout_ms, int *descriptors);
+/// Interrupts a `ccurl_multi_poll`; the one call that may come from any thread.
+int ccurl_multi_wakeup(ccurl_multi *multi);
+/// The next finished transfer, copied out of libcurl's message (which the next removal
+/// invalidates): 1 with `easy` and `result` set, 0 when no transfer has finished.
+int ccurl_multi_next_done(ccurl_multi *multi, ccurl_easy **easy, int *result);
+const char *ccurl_multi_strerror(int code);
+
+#endif

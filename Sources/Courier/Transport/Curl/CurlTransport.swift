@@ -1,0 +1,163 @@
+import Foundation
+
+/// A transport that drives libcurl directly: one event loop thread, keep-alive connections that
+/// survive, HTTP/2 multiplexing, public-key pinning. The default transport on Linux.
+///
+/// On Linux it is several times faster than `URLSession` (which is built on the same libcurl, with
+/// many thread hops per request, see docs/PERFORMANCE.md) and it fixes FoundationNetworking's
+/// pitfalls at the root: response bodies are read at the pace the consumer takes them (flow
+/// control), headers are parsed in linear time and kept in order with repeats, a refused
+/// decompression bomb stops inflating at once, and timeouts have millisecond precision.
+///
+/// Its semantics are ``URLSessionTransport``'s: redirects are followed by Courier under one
+/// ``RedirectPolicy``, the request's ``HTTPRequest/timeout`` is a deadline for the whole exchange,
+/// bodies are decompressed with a limit on decoded bytes, and a cancelled task ends at once with
+/// `CancellationError`. Proxy environment variables (`http_proxy`, `https_proxy`, `no_proxy`, …)
+/// are honoured as curl honours them.
+///
+/// libcurl is loaded when the first transport is made (`libcurl.so.4` on Linux, the system's on
+/// macOS); where it cannot be, ``isAvailable`` is `false` and every request fails with
+/// ``TransportFailure/other`` saying why.
+///
+/// ```swift
+/// let transport = CurlTransport(configuration: .init(
+///     tls: .init(pinnedPublicKeyHashes: ["r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="])))
+/// let client = APIClient(baseURL: url, transport: transport)
+/// ```
+public final class CurlTransport: HTTPStreamingTransport {
+    /// TLS settings. Certificates are verified against the system's CA store by default.
+    public struct TLSOptions: Sendable, Hashable {
+        /// Whether the server's certificate chain and host name are verified. Turn off only for a
+        /// test server you control.
+        public var verifiesCertificates: Bool
+        /// A PEM file of CA certificates to trust instead of the system's store.
+        public var certificateAuthorities: URL?
+        /// Base64 SHA-256 hashes of the server's SubjectPublicKeyInfo; when not empty, a server whose
+        /// key is none of them is refused with ``TransportFailure/tls``. Compute one with
+        /// `openssl x509 -in cert.pem -pubkey -noout | openssl pkey -pubin -outform der |
+        /// openssl dgst -sha256 -binary | base64`.
+        public var pinnedPublicKeyHashes: [String]
+
+        /// Creates TLS settings.
+        public init(
+            verifiesCertificates: Bool = true,
+            certificateAuthorities: URL? = nil,
+            pinnedPublicKeyHashes: [String] = []
+        ) {
+            self.verifiesCertificates = verifiesCertificates
+            self.certificateAuthorities = certificateAuthorities
+            self.pinnedPublicKeyHashes = pinnedPublicKeyHashes
+        }
+    }
+
+    /// The transport's settings.
+    public struct Configuration: Sendable {
+        /// The longest one exchange may take, redirects included, unless the request sets its own
+        /// ``HTTPRequest/timeout``. 60 seconds by default.
+        public var timeout: Duration
+        /// The longest a connection may take to be made (TCP and TLS). 30 seconds by default.
+        public var connectTimeout: Duration
+        /// The longest an exchange may go without a byte moving. 60 seconds by default.
+        public var idleTimeout: Duration
+        /// How redirects are followed.
+        public var redirects: RedirectPolicy
+        /// The largest response body, after decompression, that is read into memory; a larger one
+        /// fails with ``TransportFailure/responseTooLarge``. 100 MiB by default.
+        public var maximumResponseSize: Int
+        /// How many connections one host may have open at once; further requests wait for one
+        /// (HTTP/2 requests share a connection). 16 by default.
+        public var maximumConnectionsPerHost: Int
+        /// How many idle connections are kept for reuse, and easy handles pooled. 64 by default.
+        public var maximumConnections: Int
+        /// Whether HTTPS uses HTTP/2 when the server offers it. `true` by default.
+        public var prefersHTTP2: Bool
+        /// TLS verification, custom CAs and pinning.
+        public var tls: TLSOptions
+
+        /// Creates a configuration.
+        public init(
+            timeout: Duration = .seconds(60),
+            connectTimeout: Duration = .seconds(30),
+            idleTimeout: Duration = .seconds(60),
+            redirects: RedirectPolicy = .default,
+            maximumResponseSize: Int = 100 * 1024 * 1024,
+            maximumConnectionsPerHost: Int = 16,
+            maximumConnections: Int = 64,
+            prefersHTTP2: Bool = true,
+            tls: TLSOptions = TLSOptions()
+        ) {
+            self.timeout = timeout
+            self.connectTimeout = connectTimeout
+            self.idleTimeout = idleTimeout
+            self.redirects = redirects
+            self.maximumResponseSize = maximumResponseSize
+            self.maximumConnectionsPerHost = maximumConnectionsPerHost
+            self.maximumConnections = maximumConnections
+            self.prefersHTTP2 = prefersHTTP2
+            self.tls = tls
+        }
+    }
+
+    /// Whether libcurl could be loaded on this machine.
+    public static var isAvailable: Bool { CurlLibrary.loadFailure == nil }
+
+    /// libcurl's version text (`libcurl/7.88.1 OpenSSL/3.0.19 …`), when it is available.
+    public static var libraryVersion: String? { CurlLibrary.version }
+
+    /// The transport's settings.
+    public let configuration: Configuration
+    private let loop: CurlLoop?
+
+    /// Creates a transport with its own event loop thread and connection cache.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        loop = Self.isAvailable ? CurlLoop(configuration: configuration) : nil
+    }
+
+    deinit {
+        loop?.shutdown()
+    }
+
+    /// Sends the request, following redirects by ``Configuration/redirects``.
+    ///
+    /// - Throws: ``APIError`` with kind ``APIError/Kind/transport(_:)``, or `CancellationError`.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await send(request, consumer: nil)
+    }
+
+    /// Sends the request, following redirects, and hands the final response's body to `consumer`
+    /// as it arrives (when it accepts it), at the pace the consumer takes it.
+    ///
+    /// The consumer is called on the transport's loop thread: it should be quick (appending to a
+    /// file is), since every other transfer of this transport waits for it.
+    ///
+    /// - Throws: ``APIError`` with kind ``APIError/Kind/transport(_:)``, the consumer's own error,
+    ///   or `CancellationError`.
+    public func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer) async throws
+        -> HTTPResponse
+    {
+        try await send(request, consumer: consumer)
+    }
+
+    private func send(_ request: HTTPRequest, consumer: (any ResponseBodyConsumer)?) async throws -> HTTPResponse {
+        guard let loop else {
+            throw APIError(
+                .transport(.other), message: CurlLibrary.loadFailure ?? "libcurl could not make a multi handle",
+                request: request)
+        }
+        let timeout = request.timeout ?? configuration.timeout
+        return try await RedirectLoop.send(request, policy: configuration.redirects, timeout: timeout) {
+            current, deadline in
+            let transfer = CurlTransfer(
+                request: current, budget: deadline - ContinuousClock.now, configuration: configuration,
+                consumer: consumer)
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    if transfer.begin(continuation) { loop.start(transfer) }
+                }
+            } onCancel: {
+                if transfer.finish(.failure(CancellationError())) { loop.cancel(transfer) }
+            }
+        }
+    }
+}

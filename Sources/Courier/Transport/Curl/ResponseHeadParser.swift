@@ -1,0 +1,82 @@
+import Foundation
+
+/// Reads a response head line by line, as libcurl hands the lines over: the status line, header
+/// fields in order (repeats kept), obsolete line folding, interim `1xx` heads skipped. Linear in
+/// the number and size of the lines.
+struct ResponseHeadParser {
+    /// The status of the head being read, once its status line arrived.
+    private(set) var status: Int?
+    /// The header fields so far, in the order they arrived.
+    private var fields: [HTTPHeaders.Field] = []
+    /// The header fields so far, in the order they arrived.
+    var headers: HTTPHeaders { HTTPHeaders(fields) }
+    /// Whether a final (non-`1xx`) head is complete.
+    private(set) var isComplete = false
+
+    /// Why a line could not be read.
+    struct Malformed: Error {
+        let reason: String
+    }
+
+    /// Takes one line, with or without its line ending. Lines after the final head (trailers) are
+    /// ignored.
+    mutating func consume(_ line: UnsafeRawBufferPointer) throws(Malformed) {
+        guard !isComplete else { return }
+        var bytes = line[...]
+        while let last = bytes.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") {
+            bytes = bytes.dropLast()
+        }
+        if bytes.isEmpty {
+            guard let status else { throw Malformed(reason: "the response has no status line") }
+            if (100..<200).contains(status) {
+                // An interim response (100 Continue, 103 Early Hints): the real one follows.
+                self.status = nil
+                fields.removeAll(keepingCapacity: true)
+            } else {
+                isComplete = true
+            }
+            return
+        }
+        if bytes.starts(with: Self.httpPrefix) {
+            status = try Self.statusCode(of: bytes)
+            fields.removeAll(keepingCapacity: true)
+            return
+        }
+        guard status != nil else { throw Malformed(reason: "the response does not start with a status line") }
+        if let first = bytes.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+            // Obsolete line folding (RFC 9112 §5.2): the line continues the previous field's value.
+            guard let last = fields.last else { throw Malformed(reason: "the first header line is a continuation") }
+            fields[fields.count - 1] = HTTPHeaders.Field(name: last.name, value: last.value + " " + Self.trimmed(bytes))
+            return
+        }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > bytes.startIndex else {
+            throw Malformed(reason: "a header line has no name")
+        }
+        let name = String(decoding: bytes[..<colon], as: UTF8.self)
+        let value = Self.trimmed(bytes[(colon + 1)...])
+        fields.append(HTTPHeaders.Field(name: HTTPHeaders.Name(name), value: value))
+    }
+
+    private static let httpPrefix = Array("HTTP/".utf8)
+
+    /// The three-digit code of a status line such as `HTTP/1.1 200 OK` or `HTTP/2 204`.
+    private static func statusCode(of line: Slice<UnsafeRawBufferPointer>) throws(Malformed) -> Int {
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else {
+            throw Malformed(reason: "the status line has no status code")
+        }
+        let digits = line[(space + 1)...].prefix(3)
+        guard digits.count == 3, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            throw Malformed(reason: "the status line has no three-digit status code")
+        }
+        return digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+    }
+
+    /// The bytes as text, without surrounding spaces and tabs.
+    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+        let isSpace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        var slice = bytes
+        while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
+        while let last = slice.last, isSpace(last) { slice = slice.dropLast() }
+        return String(decoding: slice, as: UTF8.self)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// The redirect loop every transport shares: one deadline for the whole exchange, each hop sent by
+/// the transport's own `exchange`, the next request decided by ``RedirectPolicy``.
+enum RedirectLoop {
+    /// Sends `request`, following redirects, and returns the final response with its redirect count.
+    ///
+    /// - Parameter exchange: Sends one request, no redirect followed, within the deadline it is given.
+    static func send(
+        _ request: HTTPRequest,
+        policy: RedirectPolicy,
+        timeout: Duration,
+        exchange: (HTTPRequest, ContinuousClock.Instant) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        let deadline = ContinuousClock.now + timeout
+        var current = request
+        var redirects = 0
+        while true {
+            guard deadline > ContinuousClock.now else {
+                throw timeoutError(current, timeout: timeout)
+            }
+            var response = try await exchange(current, deadline)
+            guard let next = try policy.nextRequest(after: response, to: current, redirectsSoFar: redirects) else {
+                response.redirectCount = redirects
+                return response
+            }
+            current = next
+            redirects += 1
+        }
+    }
+
+    /// The error of an exchange whose whole-exchange deadline passed.
+    static func timeoutError(_ request: HTTPRequest, timeout: Duration) -> APIError {
+        APIError(
+            .transport(.deadlineExceeded), message: "no complete response within \(DurationText.seconds(timeout))",
+            request: request
+        )
+    }
+}

@@ -1,0 +1,33 @@
+import Courier
+import Foundation
+import Testing
+
+/// The transports the contract suites run against: every integration test that reaches a real
+/// server takes one of these as an argument, so both transports meet the same expectations.
+enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case urlSession
+    case curl
+
+    var testDescription: String { rawValue }
+
+    /// A new transport of this kind with the settings both share.
+    func make(
+        timeout: Duration = .seconds(60),
+        redirects: RedirectPolicy = .default,
+        maximumResponseSize: Int = 100 * 1024 * 1024
+    ) -> any HTTPTransport {
+        switch self {
+        case .urlSession:
+            URLSessionTransport(
+                configuration: .init(timeout: timeout, redirects: redirects, maximumResponseSize: maximumResponseSize))
+        case .curl:
+            CurlTransport(
+                configuration: .init(timeout: timeout, redirects: redirects, maximumResponseSize: maximumResponseSize))
+        }
+    }
+
+    /// A client on `baseURL` over a new transport of this kind.
+    func client(_ baseURL: URL?, middlewares: [any Middleware] = []) -> APIClient {
+        APIClient(baseURL: baseURL ?? URL(string: "http://127.0.0.1:9")!, transport: make(), middlewares: middlewares)
+    }
+}
