@@ -17,7 +17,6 @@ private func expectedPattern(_ size: Int) -> Data {
     .timeLimit(.minutes(1))
 )
 struct DownloadIntegrationTests {
-    private let client = APIClient(baseURL: LocalServers.files ?? URL(string: "http://127.0.0.1:9")!)
     private let folder: URL
 
     init() throws {
@@ -25,8 +24,9 @@ struct DownloadIntegrationTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
-    @Test("a cut connection is resumed with Range, and the file is exact")
-    func resumesWithRange() async throws {
+    @Test("a cut connection is resumed with Range, and the file is exact", arguments: TransportKind.allCases)
+    func resumesWithRange(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.files)
         let key = UUID().uuidString
         let size = 3_000_000
         let file = try await client.download(
@@ -41,8 +41,9 @@ struct DownloadIntegrationTests {
         #expect(record.ranges.last??.hasPrefix("bytes=") == true && record.ranges.last != "bytes=0-")
     }
 
-    @Test("a server that ignores Range is read again from zero, never appended")
-    func restartsWhenRangeIgnored() async throws {
+    @Test("a server that ignores Range is read again from zero, never appended", arguments: TransportKind.allCases)
+    func restartsWhenRangeIgnored(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.files)
         let key = UUID().uuidString
         let size = 2_000_000
         let file = try await client.download(
@@ -56,11 +57,11 @@ struct DownloadIntegrationTests {
         #expect(record.count == 2)
     }
 
-    @Test("a gzip bomb stops at the size limit with a typed error")
-    func gzipBomb() async throws {
+    @Test("a gzip bomb stops at the size limit with a typed error", arguments: TransportKind.allCases)
+    func gzipBomb(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.files)
         let small = APIClient(
-            baseURL: client.baseURL,
-            transport: URLSessionTransport(configuration: .init(maximumResponseSize: 8 << 20))
+            baseURL: client.baseURL, transport: kind.make(maximumResponseSize: 8 << 20)
         )
         let error = try #require(
             await #expect(throws: APIError.self) { try await small.send(.get("gzip-bomb", as: Data.self)) })
@@ -76,8 +77,9 @@ struct DownloadIntegrationTests {
         #expect(download.kind == .transport(.responseTooLarge))
     }
 
-    @Test("a hostile suggested name lands inside the folder")
-    func hostileName() async throws {
+    @Test("a hostile suggested name lands inside the folder", arguments: TransportKind.allCases)
+    func hostileName(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.files)
         let file = try await client.download(
             Request.get("named", query: ["filename": "../../../etc/cron.d/evil"], as: Data.self), into: folder
         ).file()
@@ -91,9 +93,10 @@ struct DownloadIntegrationTests {
     .timeLimit(.minutes(3))
 )
 struct LargeDownloadTests {
-    @Test("a 1 GiB download is exact in size and grows the process by less than 64 MB")
-    func gigabyte() async throws {
-        let client = APIClient(baseURL: LocalServers.files ?? URL(string: "http://127.0.0.1:9")!)
+    @Test(
+        "a 1 GiB download is exact in size and grows the process by less than 64 MB", arguments: TransportKind.allCases)
+    func gigabyte(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.files)
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent(
             "courier-1g-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: destination) }

@@ -41,11 +41,11 @@ private func randomStrings(count: Int, seed: UInt64) -> [String] {
     .timeLimit(.minutes(2))
 )
 struct EncodingRoundTripTests {
-    let client = APIClient(baseURL: LocalServers.httpbin ?? URL(string: "http://127.0.0.1:9")!)
     static let seed: UInt64 = 20_261_201
 
-    @Test("1,000 random strings sent as query values come back equal")
-    func queryValues() async throws {
+    @Test("1,000 random strings sent as query values come back equal", arguments: TransportKind.allCases)
+    func queryValues(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.httpbin)
         let strings = randomStrings(count: 1000, seed: Self.seed)
         for batch in stride(from: 0, to: strings.count, by: 20) {
             let values = Array(strings[batch..<min(batch + 20, strings.count)])
@@ -61,8 +61,9 @@ struct EncodingRoundTripTests {
         }
     }
 
-    @Test("1,000 random strings sent as form fields and names come back equal")
-    func formFields() async throws {
+    @Test("1,000 random strings sent as form fields and names come back equal", arguments: TransportKind.allCases)
+    func formFields(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.httpbin)
         let strings = randomStrings(count: 1000, seed: Self.seed + 1)
         for batch in stride(from: 0, to: strings.count, by: 100) {
             let values = Array(strings[batch..<min(batch + 100, strings.count)])
@@ -80,8 +81,9 @@ struct EncodingRoundTripTests {
         }
     }
 
-    @Test("an Encodable query round-trips with its options")
-    func encodableQuery() async throws {
+    @Test("an Encodable query round-trips with its options", arguments: TransportKind.allCases)
+    func encodableQuery(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.httpbin)
         struct Search: Encodable, Sendable {
             let term: String
             let mediaType: String
@@ -96,8 +98,9 @@ struct EncodingRoundTripTests {
         #expect(echo.args == ["term": "rock & roll", "media_type": "music", "ids": "1,2", "explicit": "1"])
     }
 
-    @Test("multipart fields and files are parsed back exactly")
-    func multipart() async throws {
+    @Test("multipart fields and files are parsed back exactly", arguments: TransportKind.allCases)
+    func multipart(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.httpbin)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "courier-notes-\(UUID().uuidString).txt")
         try Data("notes from disk\nline two".utf8).write(to: file)

@@ -116,22 +116,6 @@ struct HTTPBinTests {
         #expect(stayed.headers["Authorization"] == "Bearer sentinel-token")
     }
 
-    @Test("a dripping body cannot outlive the deadline", arguments: TransportKind.allCases)
-    func drippingBody(transport: TransportKind) async throws {
-        let client = transport.client(LocalServers.httpbin)
-        let start = ContinuousClock.now
-        let query: Query = ["duration": "5", "numbytes": "10"]
-
-        let error = try #require(
-            await #expect(throws: APIError.self) {
-                try await client.send(Request(path: "drip", query: query, timeout: .milliseconds(1500), as: Data.self))
-            }
-        )
-
-        #expect(error.kind == .transport(.deadlineExceeded))
-        #expect(ContinuousClock.now - start < .milliseconds(2500))
-    }
-
     @Test("/basic-auth without credentials answers 401 promptly", arguments: TransportKind.allCases)
     func basicAuthWithoutCredentials(transport: TransportKind) async throws {
         let client = transport.client(LocalServers.httpbin)

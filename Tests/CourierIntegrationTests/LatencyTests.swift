@@ -10,10 +10,10 @@ import Testing
     .timeLimit(.minutes(1))
 )
 struct LatencyTests {
-    let client = APIClient(baseURL: LocalServers.httpbin ?? URL(string: "http://127.0.0.1:9")!)
 
-    @Test("/delay/5 with a 0.5 s deadline fails as timed out within 1.5 s")
-    func deadline() async throws {
+    @Test("/delay/5 with a 0.5 s deadline fails as timed out within 1.5 s", arguments: TransportKind.allCases)
+    func deadline(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.httpbin)
         let start = ContinuousClock.now
 
         let error = try #require(
@@ -26,9 +26,9 @@ struct LatencyTests {
         #expect(ContinuousClock.now - start < .milliseconds(1500))
     }
 
-    @Test("cancelling /delay/10 surfaces CancellationError within 100 ms")
-    func cancellation() async throws {
-        let client = self.client
+    @Test("cancelling /delay/10 surfaces CancellationError within 100 ms", arguments: TransportKind.allCases)
+    func cancellation(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.httpbin)
         let task = Task { try await client.send(.get("delay/10", as: Data.self)) }
         try await Task.sleep(for: .milliseconds(300))
 
@@ -38,4 +38,19 @@ struct LatencyTests {
         #expect(ContinuousClock.now - start < .milliseconds(100))
     }
 
+    @Test("a dripping body cannot outlive the deadline", arguments: TransportKind.allCases)
+    func drippingBody(transport: TransportKind) async throws {
+        let client = transport.client(LocalServers.httpbin)
+        let start = ContinuousClock.now
+        let query: Query = ["duration": "5", "numbytes": "10"]
+
+        let error = try #require(
+            await #expect(throws: APIError.self) {
+                try await client.send(Request(path: "drip", query: query, timeout: .milliseconds(1500), as: Data.self))
+            }
+        )
+
+        #expect(error.kind == .transport(.deadlineExceeded))
+        #expect(ContinuousClock.now - start < .milliseconds(2500))
+    }
 }

@@ -2,10 +2,14 @@ import Courier
 import Foundation
 import Testing
 
-/// A URLSessionTransport that also records the status of every exchange.
+/// A transport that also records the status of every exchange.
 private final class RecordingTransport: HTTPTransport {
-    private let inner = URLSessionTransport()
+    private let inner: any HTTPTransport
     private let statuses = Locked<[Int]>([])
+
+    init(_ inner: any HTTPTransport) {
+        self.inner = inner
+    }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let response = try await inner.send(request)
@@ -38,9 +42,11 @@ private struct WrongSchemeFirst: CredentialProvider {
 struct MiddlewareIntegrationTests {
     private let base = LocalServers.httpbin ?? URL(string: "http://127.0.0.1:9")!
 
-    @Test("/etag/{etag}: the second GET is revalidated with If-None-Match and the 304 returns the cached body")
-    func eTag() async throws {
-        let transport = RecordingTransport()
+    @Test(
+        "/etag/{etag}: the second GET is revalidated with If-None-Match and the 304 returns the cached body",
+        arguments: TransportKind.allCases)
+    func eTag(transport kind: TransportKind) async throws {
+        let transport = RecordingTransport(kind.make())
         let client = APIClient(baseURL: base, transport: transport, middlewares: [ResponseCacheMiddleware()])
 
         let first = try await client.send(.get("etag/courier-1", as: Data.self))
@@ -52,9 +58,11 @@ struct MiddlewareIntegrationTests {
         #expect(second.response.status == .ok)
     }
 
-    @Test("/cache: a conditional request answered 304 returns the body of the first response")
-    func cacheEndpoint() async throws {
-        let transport = RecordingTransport()
+    @Test(
+        "/cache: a conditional request answered 304 returns the body of the first response",
+        arguments: TransportKind.allCases)
+    func cacheEndpoint(transport kind: TransportKind) async throws {
+        let transport = RecordingTransport(kind.make())
         let client = APIClient(baseURL: base, transport: transport, middlewares: [ResponseCacheMiddleware()])
 
         let first = try await client.send(.get("cache", as: Data.self))
@@ -64,9 +72,9 @@ struct MiddlewareIntegrationTests {
         #expect(second == first)
     }
 
-    @Test("/cache/60 (max-age=60): the second GET never reaches the server")
-    func maxAge() async throws {
-        let transport = RecordingTransport()
+    @Test("/cache/60 (max-age=60): the second GET never reaches the server", arguments: TransportKind.allCases)
+    func maxAge(transport kind: TransportKind) async throws {
+        let transport = RecordingTransport(kind.make())
         let client = APIClient(baseURL: base, transport: transport, middlewares: [ResponseCacheMiddleware()])
 
         let first = try await client.send(.get("cache/60", as: Data.self))
@@ -76,9 +84,9 @@ struct MiddlewareIntegrationTests {
         #expect(second.value == first && second.attempts == 0)
     }
 
-    @Test("/status/503 is tried three times, then fails with the status")
-    func retries() async throws {
-        let transport = RecordingTransport()
+    @Test("/status/503 is tried three times, then fails with the status", arguments: TransportKind.allCases)
+    func retries(transport kind: TransportKind) async throws {
+        let transport = RecordingTransport(kind.make())
         let retry = RetryMiddleware(policy: RetryPolicy(backoff: .init(initial: .milliseconds(10))))
         let client = APIClient(baseURL: base, transport: transport, middlewares: [retry])
 
@@ -89,9 +97,11 @@ struct MiddlewareIntegrationTests {
         #expect(transport.seen == [503, 503, 503])
     }
 
-    @Test("a POST to /status/500 reaches the server once; with an Idempotency-Key, three times")
-    func postOnce() async throws {
-        let transport = RecordingTransport()
+    @Test(
+        "a POST to /status/500 reaches the server once; with an Idempotency-Key, three times",
+        arguments: TransportKind.allCases)
+    func postOnce(transport kind: TransportKind) async throws {
+        let transport = RecordingTransport(kind.make())
         let retry = RetryMiddleware(policy: RetryPolicy(backoff: .init(initial: .milliseconds(10))))
         let client = APIClient(baseURL: base, transport: transport, middlewares: [retry])
 
@@ -104,23 +114,26 @@ struct MiddlewareIntegrationTests {
         #expect(transport.seen == [500, 500, 500, 500])
     }
 
-    @Test("Basic credentials open /basic-auth; a refused credential is refreshed and /bearer answers 200")
-    func authentication() async throws {
+    @Test(
+        "Basic credentials open /basic-auth; a refused credential is refreshed and /bearer answers 200",
+        arguments: TransportKind.allCases)
+    func authentication(transport kind: TransportKind) async throws {
         let basic = APIClient(
-            baseURL: base, middlewares: [AuthMiddleware(credential: .basic(username: "ada", password: "l0velace"))]
+            baseURL: base, transport: kind.make(),
+            middlewares: [AuthMiddleware(credential: .basic(username: "ada", password: "l0velace"))]
         )
         _ = try await basic.send(.get("basic-auth/ada/l0velace", as: Data.self))
 
-        let transport = RecordingTransport()
+        let transport = RecordingTransport(kind.make())
         let refreshing = APIClient(
             baseURL: base, transport: transport, middlewares: [AuthMiddleware(provider: WrongSchemeFirst())])
         _ = try await refreshing.send(.get("bearer", as: Data.self))
         #expect(transport.seen == [401, 200])
     }
 
-    @Test("20 concurrent GETs of /delay/1 make one exchange")
-    func deduplication() async throws {
-        let transport = RecordingTransport()
+    @Test("20 concurrent GETs of /delay/1 make one exchange", arguments: TransportKind.allCases)
+    func deduplication(transport kind: TransportKind) async throws {
+        let transport = RecordingTransport(kind.make())
         let client = APIClient(baseURL: base, transport: transport, middlewares: [DeduplicationMiddleware()])
 
         try await withThrowingTaskGroup(of: Data.self) { group in
@@ -131,13 +144,13 @@ struct MiddlewareIntegrationTests {
         #expect(transport.seen == [200])
     }
 
-    @Test("debug logs of a request httpbin echoes back never show its secrets")
-    func redactedEcho() async throws {
+    @Test("debug logs of a request httpbin echoes back never show its secrets", arguments: TransportKind.allCases)
+    func redactedEcho(transport kind: TransportKind) async throws {
         let secret = "Int3grationSecret"
         let lines = Lines()
         let logging = LoggingMiddleware(
             handler: lines, configuration: .init(logsBodies: true, maximumBodyBytes: 100_000))
-        let client = APIClient(baseURL: base, middlewares: [logging])
+        let client = APIClient(baseURL: base, transport: kind.make(), middlewares: [logging])
 
         _ = try await client.send(
             .get("anything", query: ["api_key": secret], headers: [.authorization: "Bearer \(secret)"], as: Data.self)

@@ -19,7 +19,6 @@ private struct SinkCount: Decodable, Sendable {
     .timeLimit(.minutes(3))
 )
 struct UploadTests {
-    let client = APIClient(baseURL: LocalServers.sink ?? URL(string: "http://127.0.0.1:9")!)
 
     /// A sparse file of `size` bytes: instant to make, no disk space used.
     private func sparseFile(size: UInt64) throws -> URL {
@@ -34,8 +33,11 @@ struct UploadTests {
         return url
     }
 
-    @Test("a 1 GiB multipart upload arrives whole and grows the process by less than 64 MB")
-    func gigabyteMultipart() async throws {
+    @Test(
+        "a 1 GiB multipart upload arrives whole and grows the process by less than 64 MB",
+        arguments: TransportKind.allCases)
+    func gigabyteMultipart(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.sink)
         let size: UInt64 = 1 << 30
         let file = try sparseFile(size: size)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -58,8 +60,9 @@ struct UploadTests {
         }
     }
 
-    @Test("a file body is streamed with its exact length")
-    func fileBody() async throws {
+    @Test("a file body is streamed with its exact length", arguments: TransportKind.allCases)
+    func fileBody(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.sink)
         let file = try sparseFile(size: 5_000_001)
         defer { try? FileManager.default.removeItem(at: file) }
 
