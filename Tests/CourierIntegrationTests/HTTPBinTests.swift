@@ -8,6 +8,8 @@ import Testing
 
 /// What httpbin echoes back from `/get`, `/anything`, `/headers` and `/post`.
 private struct Echo: Decodable, Sendable {
+    let method: String?
+    let data: String?
     let args: [String: String]?
     let headers: [String: String]
     let url: String?
@@ -153,5 +155,52 @@ struct HTTPBinTests {
 
         #expect(error.kind == .transport(.cannotConnect))
         #expect(error.description.hasPrefix("GET http://127.0.0.1:9/x failed (cannotConnect): "))
+    }
+
+    @Test(
+        "every method arrives with its body and Content-Length",
+        arguments: TransportKind.allCases, [HTTPMethod.post, .put, .patch, .delete])
+    func methods(transport: TransportKind, method: HTTPMethod) async throws {
+        let client = transport.client(LocalServers.httpbin)
+
+        let echo = try await client.send(
+            Request(method: method, path: "anything", body: .text("payload for \(method)"), as: Echo.self))
+
+        #expect(echo.method == method.rawValue)
+        #expect(echo.data == "payload for \(method)")
+        #expect(echo.headers["Content-Length"] == String("payload for \(method)".utf8.count))
+        #expect(echo.headers["Expect"] == nil)
+    }
+
+    @Test("HEAD answers with headers and no body, without waiting for one", arguments: TransportKind.allCases)
+    func head(transport: TransportKind) async throws {
+        let client = transport.client(LocalServers.httpbin)
+
+        let response = try await client.response(for: Request(method: .head, path: "get", as: Data.self))
+
+        #expect(response.response.status == .ok)
+        #expect(response.value.isEmpty)
+        #expect(response.response.headers[.contentLength].flatMap(Int.init) ?? 0 > 0)
+    }
+
+    @Test("a POST without a body sends Content-Length: 0", arguments: TransportKind.allCases)
+    func emptyPost(transport: TransportKind) async throws {
+        let client = transport.client(LocalServers.httpbin)
+
+        let echo = try await client.send(Request(method: .post, path: "anything", as: Echo.self))
+
+        #expect(echo.method == "POST")
+        #expect(echo.headers["Content-Length"] == "0")
+    }
+
+    @Test("CurlTransport keeps repeated response headers, in order")
+    func repeatedHeaders() async throws {
+        let client = TransportKind.curl.client(LocalServers.httpbin)
+
+        let repeated = try await client.response(
+            for: .get("response-headers", query: Query([.init(name: "X-Dup", value: "a"), .init(name: "X-Other", value: "o"), .init(name: "X-Dup", value: "b")]), as: Data.self))
+
+        #expect(repeated.response.headers["X-Other"] == "o")
+        #expect(repeated.response.headers.values(for: "X-Dup") == ["a", "b"])
     }
 }

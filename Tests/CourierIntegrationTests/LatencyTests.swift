@@ -54,3 +54,24 @@ struct LatencyTests {
         #expect(ContinuousClock.now - start < .milliseconds(2500))
     }
 }
+
+@Suite(
+    "CurlTransport idle timeout",
+    .enabled(if: LocalServers.faults != nil, "start the tests with scripts/test"), .timeLimit(.minutes(1))
+)
+struct CurlLatencyTests {
+    @Test("a stalled body fails as timed out after the 0.3 s idle timeout, well before the deadline")
+    func idle() async throws {
+        let transport = CurlTransport(configuration: .init(idleTimeout: .milliseconds(300)))
+        let client = APIClient(baseURL: LocalServers.faults ?? URL(string: "http://127.0.0.1:9")!, transport: transport)
+        let start = ContinuousClock.now
+
+        let error = try #require(
+            await #expect(throws: APIError.self) {
+                try await client.send(Request(path: "stall", timeout: .seconds(5), as: Data.self))
+            })
+
+        #expect(error.kind == .transport(.timedOut))
+        #expect(ContinuousClock.now - start < .milliseconds(1000))
+    }
+}

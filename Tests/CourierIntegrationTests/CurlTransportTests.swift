@@ -1,0 +1,59 @@
+import Courier
+import Foundation
+import Testing
+
+@Suite(
+    "CurlTransport against the fault server",
+    .enabled(if: LocalServers.faults != nil, "start the tests with scripts/test"), .timeLimit(.minutes(1))
+)
+struct CurlTransportTests {
+    private let base = LocalServers.faults ?? URL(string: "http://127.0.0.1:9")!
+
+    @Test("libcurl is loaded on this machine")
+    func available() {
+        #expect(CurlTransport.isAvailable)
+        #expect(CurlTransport.libraryVersion?.hasPrefix("libcurl/") == true)
+    }
+
+    @Test("2,000 requests cancelled at random moments end cancelled or answered, and the transport stays healthy")
+    func cancellationRace() async throws {
+        let client = APIClient(baseURL: base, transport: CurlTransport())
+        var generator = SystemRandomNumberGenerator()
+        var outcomes = (answered: 0, cancelled: 0, other: [String]())
+        for _ in 0..<2_000 {
+            let task = Task { try await client.send(.get("ok", as: Data.self)) }
+            // From before the transfer reaches the loop to after it completed (about 0.5 ms here).
+            try? await Task.sleep(for: .microseconds(Int.random(in: 0..<1_500, using: &generator)))
+            task.cancel()
+            switch await task.result {
+            case .success: outcomes.answered += 1
+            case .failure(let error) where error is CancellationError: outcomes.cancelled += 1
+            case .failure(let error): outcomes.other.append("\(error)")
+            }
+        }
+
+        #expect(outcomes.other.isEmpty, "\(outcomes.other.prefix(3))")
+        #expect(outcomes.answered + outcomes.cancelled == 2_000)
+        // Both sides of the race were met.
+        #expect(outcomes.cancelled > 0 && outcomes.answered > 0, "\(outcomes)")
+        #expect(try await client.send(.get("ok", as: Data.self)) == Data(#"{"ok": true}"#.utf8))
+    }
+
+    @Test("a method of one's own is sent as written", arguments: TransportKind.allCases)
+    func customMethod(transport: TransportKind) async throws {
+        let client = transport.client(base)
+
+        let head = try await client.send(Request(method: HTTPMethod(rawValue: "PURGE"), path: "echo", as: String.self))
+
+        #expect(head.hasPrefix("PURGE /echo HTTP/1.1"))
+    }
+
+    @Test("an empty header value is sent empty, not dropped", arguments: TransportKind.allCases)
+    func emptyHeader(transport: TransportKind) async throws {
+        let client = transport.client(base)
+
+        let head = try await client.send(.get("echo", headers: ["X-Empty": ""], as: String.self))
+
+        #expect(head.lowercased().contains("x-empty:"))
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+@Suite("Response head parsing (CurlTransport)")
+struct ResponseHeadParserTests {
+    private func parse(_ lines: [String]) throws -> ResponseHeadParser {
+        var parser = ResponseHeadParser()
+        for line in lines {
+            var bytes = Array(line.utf8)
+            try bytes.withUnsafeMutableBytes { try parser.consume(UnsafeRawBufferPointer($0)) }
+        }
+        return parser
+    }
+
+    @Test("status, fields in order with repeats, values trimmed")
+    func fields() throws {
+        let parser = try parse([
+            "HTTP/1.1 200 OK\r\n", "Set-Cookie: a=1\r\n", "Content-Type:  text/plain \r\n", "Set-Cookie: b=2\r\n",
+            "\r\n",
+        ])
+
+        #expect(parser.isComplete)
+        #expect(parser.status == 200)
+        #expect(parser.headers.map(\.name.rawName) == ["Set-Cookie", "Content-Type", "Set-Cookie"])
+        #expect(parser.headers.values(for: "set-cookie") == ["a=1", "b=2"])
+        #expect(parser.headers[.contentType] == "text/plain")
+    }
+
+    @Test("an interim 100 Continue head is skipped for the final one")
+    func interim() throws {
+        let parser = try parse([
+            "HTTP/1.1 100 Continue\r\n", "X-Early: 1\r\n", "\r\n", "HTTP/1.1 201 Created\r\n", "Location: /x\r\n", "\r\n",
+        ])
+
+        #expect(parser.status == 201)
+        #expect(parser.headers.map(\.name.rawName) == ["Location"])
+    }
+
+    @Test("an obsolete folded line continues the previous value; trailers are ignored")
+    func folding() throws {
+        let parser = try parse([
+            "HTTP/2 200\r\n", "X-Long: first\r\n", "\t second\r\n", "\r\n", "X-Trailer: late\r\n",
+        ])
+
+        #expect(parser.headers["X-Long"] == "first second")
+        #expect(parser.headers["X-Trailer"] == nil)
+    }
+
+    @Test(
+        "malformed heads are refused",
+        arguments: [
+            ["X-First: 1\r\n"], ["HTTP/1.1 2OO OK\r\n"], ["HTTP/1.1\r\n"], ["HTTP/1.1 200 OK\r\n", "no colon here\r\n"],
+            ["HTTP/1.1 200 OK\r\n", " folded first\r\n"], ["HTTP/1.1 200 OK\r\n", ": empty name\r\n"], ["\r\n"],
+        ])
+    func malformed(lines: [String]) {
+        #expect(throws: ResponseHeadParser.Malformed.self) { try parse(lines) }
+    }
+
+    @Test("20,000 fields are read in linear time")
+    func manyFields() throws {
+        let lines = ["HTTP/1.1 200 OK\r\n"] + (0..<20_000).map { "X-H\($0): v\r\n" } + ["\r\n"]
+        let parser = try parse(lines)
+
+        #expect(parser.headers.count == 20_000)
+    }
+}
