@@ -23,7 +23,7 @@ public struct ITunesClient: Sendable {
     }
 
     /// Talks to the live API through `transport`, with the given middlewares.
-    public init(transport: any HTTPTransport = URLSessionTransport(), middlewares: [any Middleware] = []) {
+    public init(transport: any HTTPTransport = APIClient.defaultTransport(), middlewares: [any Middleware] = []) {
         self.init(client: APIClient(baseURL: Self.baseURL, transport: transport, middlewares: middlewares))
     }
 

@@ -45,7 +45,7 @@ public enum MediaSearch {
             invocation: invocation, environment: environment, console: console,
             transport: invocation.offline
                 ? OfflineSamples.transport(failure: environment["MEDIASEARCH_OFFLINE_FAILURE"])
-                : transport ?? URLSessionTransport()
+                : transport ?? APIClient.defaultTransport()
         )
         let service = invocation.command.isTMDB ? "TMDB" : "iTunes"
         do {

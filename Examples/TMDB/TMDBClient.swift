@@ -69,7 +69,7 @@ public struct TMDBClient: Sendable {
     ///   - innerMiddlewares: Middlewares placed after auth, nearest the transport.
     public init(
         authentication: Authentication,
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = APIClient.defaultTransport(),
         middlewares: [any Middleware] = [],
         innerMiddlewares: [any Middleware] = []
     ) {
@@ -89,7 +89,7 @@ public struct TMDBClient: Sendable {
     /// - Throws: ``MissingCredentials`` when neither is set.
     public init(
         environment: [String: String],
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = APIClient.defaultTransport(),
         middlewares: [any Middleware] = [],
         innerMiddlewares: [any Middleware] = []
     ) throws {

@@ -57,3 +57,16 @@ struct CurlTransportTests {
         #expect(head.lowercased().contains("x-empty:"))
     }
 }
+
+@Suite("The default transport")
+struct DefaultTransportTests {
+    @Test("CurlTransport on Linux, URLSessionTransport on Apple platforms")
+    func platformDefault() {
+        #if os(Linux)
+            #expect(APIClient.defaultTransport() is CurlTransport)
+            #expect(APIClient(baseURL: URL(string: "https://example.com")!).transport is CurlTransport)
+        #else
+            #expect(APIClient.defaultTransport() is URLSessionTransport)
+        #endif
+    }
+}

@@ -198,7 +198,12 @@ struct HTTPBinTests {
         let client = TransportKind.curl.client(LocalServers.httpbin)
 
         let repeated = try await client.response(
-            for: .get("response-headers", query: Query([.init(name: "X-Dup", value: "a"), .init(name: "X-Other", value: "o"), .init(name: "X-Dup", value: "b")]), as: Data.self))
+            for: .get(
+                "response-headers",
+                query: Query([
+                    .init(name: "X-Dup", value: "a"), .init(name: "X-Other", value: "o"),
+                    .init(name: "X-Dup", value: "b"),
+                ]), as: Data.self))
 
         #expect(repeated.response.headers["X-Other"] == "o")
         #expect(repeated.response.headers.values(for: "X-Dup") == ["a", "b"])

@@ -38,14 +38,15 @@ public struct APIClient: HTTPClient {
     ///
     /// - Parameters:
     ///   - baseURL: The absolute http(s) URL that route paths are appended to.
-    ///   - transport: What performs each exchange; a new ``URLSessionTransport`` by default.
+    ///   - transport: What performs each exchange; a new ``defaultTransport()`` by default
+    ///     (``CurlTransport`` on Linux, ``URLSessionTransport`` on Apple platforms).
     ///   - middlewares: Applied in this order to requests, and in reverse to responses.
     ///   - decoder: Decodes JSON responses.
     ///   - encoder: Encodes JSON bodies.
     ///   - headers: Sent with every request unless the route sets the same name.
     public init(
         baseURL: URL,
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = APIClient.defaultTransport(),
         middlewares: [any Middleware] = [],
         decoder: JSONDecoder = JSONDecoder(),
         encoder: JSONEncoder = JSONEncoder(),

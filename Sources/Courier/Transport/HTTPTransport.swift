@@ -5,7 +5,8 @@
 /// throws ``APIError`` with kind ``APIError/Kind/transport(_:)`` (other errors are wrapped as
 /// ``TransportFailure/other``), and `CancellationError` when the calling task is cancelled.
 ///
-/// ``URLSessionTransport`` is the default; `CourierTesting.StubTransport` answers from rules, for tests.
+/// ``CurlTransport`` is the default on Linux and ``URLSessionTransport`` on Apple platforms (see
+/// ``APIClient/defaultTransport()``); `CourierTesting.StubTransport` answers from rules, for tests.
 public protocol HTTPTransport: Sendable {
     /// Sends the request and returns the response, whatever its status.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse

@@ -31,7 +31,8 @@ struct ResponseHeadParserTests {
     @Test("an interim 100 Continue head is skipped for the final one")
     func interim() throws {
         let parser = try parse([
-            "HTTP/1.1 100 Continue\r\n", "X-Early: 1\r\n", "\r\n", "HTTP/1.1 201 Created\r\n", "Location: /x\r\n", "\r\n",
+            "HTTP/1.1 100 Continue\r\n", "X-Early: 1\r\n", "\r\n", "HTTP/1.1 201 Created\r\n", "Location: /x\r\n",
+            "\r\n",
         ])
 
         #expect(parser.status == 201)
@@ -51,7 +52,8 @@ struct ResponseHeadParserTests {
     @Test(
         "malformed heads are refused",
         arguments: [
-            ["X-First: 1\r\n"], ["HTTP/1.1 2OO OK\r\n"], ["HTTP/1.1\r\n"], ["HTTP/1.1 200 OK\r\n", "no colon here\r\n"],
+            ["X-First: 1\r\n"], ["HTTP/1.1 2OO OK\r\n"], ["HTTP/1.1\r\n"],
+            ["HTTP/1.1 200 OK\r\n", "no colon here\r\n"],
             ["HTTP/1.1 200 OK\r\n", " folded first\r\n"], ["HTTP/1.1 200 OK\r\n", ": empty name\r\n"], ["\r\n"],
         ])
     func malformed(lines: [String]) {
