@@ -1,7 +1,8 @@
 // courier-bench: Courier against raw URLSession on the same local server, side by side in one run.
 //
 //   courier-bench --base http://127.0.0.1:PORT [--status http://127.0.0.1:PORT/nginx_status]
-//                 [--quick] [--rounds N] [--output results.json] [--only TEXT]
+//                 [--quick] [--rounds N] [--output results.json] [--only TEXT] [--implementation TEXT]
+//                 [--ceiling PATH]
 //
 // The server serves /small.json (~500 B), /page.json (25 iTunes-style results, ~30 KB) and
 // /1mb.bin. Implementations are interleaved round by round (A B A B …) after a warm-up; the table
@@ -24,6 +25,10 @@ struct Settings {
     var output: String?
     /// Runs only the scenarios whose name contains this text (for profiling one of them).
     var only: String?
+    /// Runs only the implementations whose name contains this text.
+    var implementation: String?
+    /// The C libcurl program (`scripts/bench_ceiling.c`), measured as the ceiling when given.
+    var ceiling: String?
 
     static func parse(_ arguments: [String]) -> Settings? {
         var settings = Settings()
@@ -46,6 +51,12 @@ struct Settings {
                 index += 1
             case "--only":
                 settings.only = value
+                index += 1
+            case "--implementation":
+                settings.implementation = value
+                index += 1
+            case "--ceiling":
+                settings.ceiling = value
                 index += 1
             case "--quick": settings.quick = true
             default: return nil
@@ -100,7 +111,10 @@ func acceptedConnections(_ status: URL?) async -> Int? {
 
 /// Runs `count` operations with `concurrency` in flight and measures them. Each of `concurrency`
 /// worker tasks runs operations one after another, so the harness adds no task per operation.
-func measure(count: Int, concurrency: Int, status: URL?, _ operation: @escaping @Sendable () async throws -> Void)
+func measureRequests(
+    count: Int, concurrency: Int, status: URL?, executor: (any TaskExecutor)? = nil,
+    _ operation: @escaping @Sendable () async throws -> Void
+)
     async throws -> Sample
 {
     let connectionsBefore = await acceptedConnections(status)
@@ -109,7 +123,7 @@ func measure(count: Int, concurrency: Int, status: URL?, _ operation: @escaping 
     let claimed = Locked(0)
     try await withThrowingTaskGroup(of: Void.self) { group in
         for _ in 0..<min(concurrency, count) {
-            group.addTask {
+            group.addTask(executorPreference: executor) {
                 while claimed.withLock({ claimed in
                     claimed += 1
                     return claimed <= count
@@ -142,12 +156,60 @@ struct Page: Decodable, Sendable {
     let results: [Item]
 }
 
+/// One way of doing a scenario's requests, measured for a whole round at a time.
+struct Implementation {
+    let name: String
+    let measure: (_ count: Int, _ concurrency: Int, _ status: URL?) async throws -> Sample
+
+    /// Operations run by this process, one per request.
+    static func requests(
+        _ name: String, on executor: (any TaskExecutor)? = nil, _ operation: @escaping @Sendable () async throws -> Void
+    ) -> Implementation {
+        Implementation(name: name) { count, concurrency, status in
+            try await measureRequests(
+                count: count, concurrency: concurrency, status: status, executor: executor, operation)
+        }
+    }
+
+    /// A program of its own that does the whole round and reports its time and CPU.
+    static func program(_ name: String, path: String, url: URL) -> Implementation {
+        Implementation(name: name) { count, concurrency, status in
+            let connectionsBefore = await acceptedConnections(status)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = [url.absoluteString, String(count), String(concurrency)]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let fields = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap {
+                Double($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            guard process.terminationStatus == 0, fields.count == 2, fields[0] > 0 else {
+                throw ProgramFailure(path: path, status: process.terminationStatus)
+            }
+            let connectionsAfter = await acceptedConnections(status)
+            return Sample(
+                requestsPerSecond: Double(count) / fields[0],
+                cpuMicrosecondsPerRequest: fields[1] / Double(count) * 1e6,
+                newConnections: connectionsBefore.flatMap { before in connectionsAfter.map { max(0, $0 - before) } })
+        }
+    }
+}
+
+struct ProgramFailure: Error, CustomStringConvertible {
+    let path: String
+    let status: Int32
+    var description: String { "\(path) failed with status \(status)" }
+}
+
 /// A scenario: named implementations measured against each other.
 struct Scenario {
     let name: String
     let count: Int
     let concurrency: Int
-    let implementations: [(String, @Sendable () async throws -> Void)]
+    var implementations: [Implementation]
 }
 
 struct Row: Encodable {
@@ -168,7 +230,9 @@ func median(_ values: [Double]) -> Double {
 
 guard let settings = Settings.parse(Array(CommandLine.arguments.dropFirst())) else {
     FileHandle.standardError.write(
-        Data("usage: courier-bench --base URL [--status URL] [--quick] [--rounds N] [--output FILE]\n".utf8))
+        Data(
+            "usage: courier-bench --base URL [--status URL] [--quick] [--rounds N] [--output FILE] [--only TEXT] [--implementation TEXT] [--ceiling PATH]\n"
+                .utf8))
     exit(64)
 }
 
@@ -178,7 +242,9 @@ let session: URLSession = {
     configuration.urlCache = nil
     return URLSession(configuration: configuration)
 }()
-let courier = APIClient(baseURL: settings.base)
+let courier = APIClient(baseURL: settings.base, transport: URLSessionTransport())
+let curlTransport = CurlTransport()
+let courierCurl = APIClient(baseURL: settings.base, transport: curlTransport)
 let smallURL = settings.base.appendingPathComponent("small.json")
 let pageURL = settings.base.appendingPathComponent("page.json")
 let bigURL = settings.base.appendingPathComponent("1mb.bin")
@@ -236,52 +302,70 @@ let posterURL = URL(string: "https://image.tmdb.org/t/p/w500/poster.png")!
 _ = try await loader.image(for: posterURL)
 let coalesceCounter = Locked(0)
 
+/// The network implementations of a scenario: raw URLSession first (the baseline), Courier over
+/// each transport, and the C ceiling when it was built.
+func network(
+    _ path: String, decode: Bool = false, raw: @escaping @Sendable () async throws -> Void,
+    courier request: @escaping @Sendable (APIClient) async throws -> Void
+) -> [Implementation] {
+    var implementations: [Implementation] = [
+        .requests("URLSession", raw),
+        .requests("Courier, URLSessionTransport", { try await request(courier) }),
+        .requests("Courier, CurlTransport", { try await request(courierCurl) }),
+        .requests(
+            "Courier, CurlTransport, callers on its executor", on: curlTransport.executor,
+            { try await request(courierCurl) }),
+    ]
+    if let ceiling = settings.ceiling, !decode {
+        implementations.append(
+            .program("libcurl from C (ceiling)", path: ceiling, url: settings.base.appendingPathComponent(path)))
+    }
+    return implementations
+}
+
 let scenarios: [Scenario] = [
     Scenario(
         name: "GET small JSON, sequential", count: 2_000 / scale, concurrency: 1,
-        implementations: [
-            ("URLSession", { _ = try await rawGET(smallURL) }),
-            ("Courier", { _ = try await courier.send(.get("small.json", as: Data.self)) }),
-        ]),
+        implementations: network(
+            "small.json", raw: { _ = try await rawGET(smallURL) },
+            courier: { _ = try await $0.send(.get("small.json", as: Data.self)) })),
     Scenario(
-        name: "GET small JSON, 16 concurrent", count: 4_000 / scale, concurrency: 16,
-        implementations: [
-            ("URLSession", { _ = try await rawGET(smallURL) }),
-            ("Courier", { _ = try await courier.send(.get("small.json", as: Data.self)) }),
-        ]),
+        name: "GET small JSON, 16 concurrent", count: 5_000 / scale, concurrency: 16,
+        implementations: network(
+            "small.json", raw: { _ = try await rawGET(smallURL) },
+            courier: { _ = try await $0.send(.get("small.json", as: Data.self)) })),
     Scenario(
         name: "GET + decode 25 results, sequential", count: 1_000 / scale, concurrency: 1,
-        implementations: [
-            ("URLSession", { _ = try JSONDecoder().decode(Page.self, from: try await rawGET(pageURL)) }),
-            ("Courier", { _ = try await courier.send(.get("page.json", as: Page.self)) }),
-        ]),
+        implementations: network(
+            "page.json", decode: true,
+            raw: { _ = try JSONDecoder().decode(Page.self, from: try await rawGET(pageURL)) },
+            courier: { _ = try await $0.send(.get("page.json", as: Page.self)) })),
     Scenario(
         name: "GET + decode 25 results, 16 concurrent", count: 2_000 / scale, concurrency: 16,
-        implementations: [
-            ("URLSession", { _ = try JSONDecoder().decode(Page.self, from: try await rawGET(pageURL)) }),
-            ("Courier", { _ = try await courier.send(.get("page.json", as: Page.self)) }),
-        ]),
+        implementations: network(
+            "page.json", decode: true,
+            raw: { _ = try JSONDecoder().decode(Page.self, from: try await rawGET(pageURL)) },
+            courier: { _ = try await $0.send(.get("page.json", as: Page.self)) })),
     Scenario(
         name: "GET 1 MB", count: 200 / scale, concurrency: 1,
-        implementations: [
-            ("URLSession", { _ = try await rawGET(bigURL) }),
-            ("Courier", { _ = try await courier.send(.get("1mb.bin", as: Data.self)) }),
-        ]),
+        implementations: network(
+            "1mb.bin", raw: { _ = try await rawGET(bigURL) },
+            courier: { _ = try await $0.send(.get("1mb.bin", as: Data.self)) })),
     Scenario(
         name: "pipeline alone (fixed transport)", count: 50_000 / scale, concurrency: 1,
         implementations: [
-            ("no middleware, raw bytes", { _ = try await noMiddleware.send(.get("x", as: Data.self)) }),
-            ("3 middlewares, raw bytes", { _ = try await threeMiddlewares.send(.get("x", as: Data.self)) }),
-            ("no middleware, JSON decoded", { _ = try await noMiddleware.send(.get("x", as: Flag.self)) }),
+            .requests("no middleware, raw bytes", { _ = try await noMiddleware.send(.get("x", as: Data.self)) }),
+            .requests("3 middlewares, raw bytes", { _ = try await threeMiddlewares.send(.get("x", as: Data.self)) }),
+            .requests("no middleware, JSON decoded", { _ = try await noMiddleware.send(.get("x", as: Flag.self)) }),
         ]),
     Scenario(
         name: "query encoder, 10 items", count: 50_000 / scale, concurrency: 1,
-        implementations: [("QueryEncoder", { _ = try Query.encoding(Parameters()).items() })]),
+        implementations: [.requests("QueryEncoder", { _ = try Query.encoding(Parameters()).items() })]),
     Scenario(
         name: "image loader", count: 50_000 / scale, concurrency: 1,
         implementations: [
-            ("memory-cache hit", { _ = try await loader.image(for: posterURL) }),
-            (
+            .requests("memory-cache hit", { _ = try await loader.image(for: posterURL) }),
+            .requests(
                 "100 coalesced loads",
                 {
                     let number = coalesceCounter.withLock {
@@ -300,18 +384,18 @@ let scenarios: [Scenario] = [
     print("courier-bench: \(settings.rounds) rounds after a warm-up\(settings.quick ? " (quick)" : "")\n")
     print("| scenario | implementation | median req/s | min–max | ratio (paired) | CPU µs/req | new TCP |")
     print("|---|---|---:|---|---:|---:|---:|")
-    for scenario in scenarios where settings.only.map(scenario.name.contains) ?? true {
-        for (_, operation) in scenario.implementations {
-            _ = try await measure(
-                count: max(1, scenario.count / 10), concurrency: scenario.concurrency, status: nil, operation)
+    for var scenario in scenarios where settings.only.map(scenario.name.contains) ?? true {
+        if let wanted = settings.implementation {
+            scenario.implementations = scenario.implementations.filter { $0.name.contains(wanted) }
+        }
+        for implementation in scenario.implementations {
+            _ = try await implementation.measure(max(1, scenario.count / 10), scenario.concurrency, nil)
         }
         var samples = Array(repeating: [Sample](), count: scenario.implementations.count)
         for _ in 0..<settings.rounds {
             for (index, implementation) in scenario.implementations.enumerated() {
                 samples[index].append(
-                    try await measure(
-                        count: scenario.count, concurrency: scenario.concurrency, status: settings.status,
-                        implementation.1))
+                    try await implementation.measure(scenario.count, scenario.concurrency, settings.status))
             }
         }
         for (index, implementation) in scenario.implementations.enumerated() {
@@ -322,7 +406,7 @@ let scenarios: [Scenario] = [
                 : median(zip(samples[index], samples[0]).map { $0.requestsPerSecond / $1.requestsPerSecond })
             let connections = samples[index].compactMap(\.newConnections)
             let row = Row(
-                scenario: scenario.name, implementation: implementation.0, medianPerSecond: median(throughput),
+                scenario: scenario.name, implementation: implementation.name, medianPerSecond: median(throughput),
                 minPerSecond: throughput.min() ?? 0, maxPerSecond: throughput.max() ?? 0, ratioToBaseline: ratio,
                 cpuMicrosecondsPerRequest: median(samples[index].map(\.cpuMicrosecondsPerRequest)),
                 newConnections: connections.isEmpty ? nil : connections.reduce(0, +) / connections.count)
@@ -330,7 +414,7 @@ let scenarios: [Scenario] = [
             let ratioText = ratio.map { String(format: "%.2f×", $0) } ?? "baseline"
             let connectionText = row.newConnections.map(String.init) ?? "–"
             print(
-                "| \(scenario.name) | \(implementation.0) | \(String(format: "%.0f", row.medianPerSecond)) | "
+                "| \(scenario.name) | \(implementation.name) | \(String(format: "%.0f", row.medianPerSecond)) | "
                     + "\(String(format: "%.0f–%.0f", row.minPerSecond, row.maxPerSecond)) | \(ratioText) | "
                     + "\(String(format: "%.1f", row.cpuMicrosecondsPerRequest)) | \(connectionText) |")
         }

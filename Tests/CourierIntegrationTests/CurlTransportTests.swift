@@ -39,6 +39,19 @@ struct CurlTransportTests {
         #expect(try await client.send(.get("ok", as: Data.self)) == Data(#"{"ok": true}"#.utf8))
     }
 
+    @Test(
+        "a GET on a keep-alive connection the server resets is sent again on a new one",
+        arguments: TransportKind.allCases)
+    func staleConnection(transport: TransportKind) async throws {
+        let client = transport.client(base)
+
+        let first = try await client.send(.get("close-next", as: String.self))
+        let second = try await client.send(.get("close-next", as: String.self))
+
+        #expect(first == "first")
+        #expect(second == "first")
+    }
+
     @Test("a method of one's own is sent as written", arguments: TransportKind.allCases)
     func customMethod(transport: TransportKind) async throws {
         let client = transport.client(base)

@@ -9,6 +9,7 @@ the count. Paths:
 
   /ok                 200 with a small JSON body
   /echo               200, the raw request head as the body (what was or was not sent)
+  /close-next         200 "first", keeps the connection, resets it on the next request unanswered
   /status/N           status N with a JSON message
   /reset-mid-body     Content-Length 1000, 100 bytes, then a TCP reset
   /short-body         Content-Length 1000, 100 bytes, then close
@@ -61,6 +62,9 @@ def response(status, body=b"", headers=(), reason="OK"):
     lines = [f"HTTP/1.1 {status} {reason}"] + [f"{name}: {value}" for name, value in headers]
     if not any(name.lower() in ("content-length", "transfer-encoding") for name, _ in headers):
         lines.append(f"Content-Length: {len(body)}")
+    if not any(name.lower() == "connection" for name, _ in headers):
+        # One request per connection (see handle): say so, or a client may reuse a closing connection.
+        lines.append("Connection: close")
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 
@@ -88,6 +92,13 @@ def handle(connection, port):
             if not piece:
                 break
             received += len(piece)
+        if url.path == "/close-next":
+            # Keep the connection open, then reset it when the next request arrives, unanswered:
+            # what a server closing an idle keep-alive connection does when a request crosses the close.
+            connection.sendall(response(200, b"first", [("Content-Type", "text/plain"), ("Connection", "keep-alive")]))
+            connection.recv(1, socket.MSG_PEEK)
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            return
         serve(connection, url.path, query, head, received, port)
     except (OSError, ValueError, IndexError):
         pass

@@ -13,6 +13,7 @@ import Foundation
 final class CurlLoop: @unchecked Sendable {
     private enum Command {
         case start(CurlTransfer)
+        case run(UnownedJob)
         case cancel(CurlTransfer)
         case shutdown
     }
@@ -25,17 +26,21 @@ final class CurlLoop: @unchecked Sendable {
 
     private let multi: OpaquePointer
     private let idleTimeout: Duration
-    /// Commands for the loop, and whether it has shut down (then nothing more is accepted).
-    private let inbox = Locked<(commands: [Command], isClosed: Bool)>(([], false))
+    private let configuration: CurlTransport.Configuration
+    /// Commands for the loop; whether it is (about to be) asleep in `curl_multi_poll`, so needs a
+    /// wake-up; whether it has shut down (then nothing more is accepted).
+    private let inbox = Locked<(commands: [Command], isAsleep: Bool, isClosed: Bool)>(([], false, false))
     private var running: [OpaquePointer: (transfer: CurlTransfer, handle: Handle)] = [:]
     private var pool: [Handle] = []
     private let poolLimit: Int
+    private let loopThread = Locked<Thread?>(nil)
 
     /// Starts the loop's thread; `nil` when libcurl cannot make a multi handle.
     init?(configuration: CurlTransport.Configuration) {
         guard let multi = ccurl_multi_init() else { return nil }
         self.multi = multi
         idleTimeout = configuration.idleTimeout
+        self.configuration = configuration
         poolLimit = max(1, configuration.maximumConnections)
         ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_PIPELINING), CCURLPIPE_MULTIPLEX)
         ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAXCONNECTS), max(1, configuration.maximumConnections))
@@ -43,8 +48,12 @@ final class CurlLoop: @unchecked Sendable {
             multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), max(1, configuration.maximumConnectionsPerHost))
         let thread = Thread { [self] in run() }
         thread.name = "Courier libcurl loop"
+        loopThread.withLock { $0 = thread }
         thread.start()
     }
+
+    /// Whether the caller is on the loop thread (running a job of the loop's executor).
+    var isCurrent: Bool { Thread.current === loopThread.withLock { $0 } }
 
     /// Adds the transfer on the loop thread (unless it finished first).
     func start(_ transfer: CurlTransfer) {
@@ -65,13 +74,17 @@ final class CurlLoop: @unchecked Sendable {
         _ = submit(.shutdown)
     }
 
-    /// Queues the command and wakes the loop; `false` once the loop has shut down. The wake-up
-    /// happens under the lock, so it never reaches a multi handle that is being freed.
+    /// Queues the command and wakes the loop if it sleeps (a busy loop reads the queue before it
+    /// sleeps again); `false` once the loop has shut down. The wake-up happens under the lock, so it
+    /// never reaches a multi handle that is being freed.
     private func submit(_ command: Command) -> Bool {
         inbox.withLock { inbox in
             guard !inbox.isClosed else { return false }
             inbox.commands.append(command)
-            ccurl_multi_wakeup(multi)
+            if inbox.isAsleep {
+                inbox.isAsleep = false
+                ccurl_multi_wakeup(multi)
+            }
             return true
         }
     }
@@ -82,12 +95,14 @@ final class CurlLoop: @unchecked Sendable {
         var stillRunning: Int32 = 0
         while true {
             let commands = inbox.withLock { inbox in
+                inbox.isAsleep = false
                 defer { inbox.commands.removeAll(keepingCapacity: true) }
                 return inbox.commands
             }
             for command in commands {
                 switch command {
                 case .start(let transfer): add(transfer)
+                case .run(let job): job.runSynchronously(on: asUnownedTaskExecutor())
                 case .cancel(let transfer): remove(transfer, finishingWith: .failure(CancellationError()))
                 case .shutdown:
                     tearDown()
@@ -97,7 +112,12 @@ final class CurlLoop: @unchecked Sendable {
             ccurl_multi_perform(multi, &stillRunning)
             collectFinished()
             let wait = expireIdleTransfers()
-            ccurl_multi_poll(multi, wait, nil)
+            // Sleep only if no command came in meanwhile; from here on a new one wakes the poll.
+            let maySleep = inbox.withLock { inbox in
+                inbox.isAsleep = inbox.commands.isEmpty
+                return inbox.isAsleep
+            }
+            if maySleep { ccurl_multi_poll(multi, wait, nil) }
         }
     }
 
@@ -107,8 +127,16 @@ final class CurlLoop: @unchecked Sendable {
         if let pooled = pool.popLast() {
             handle = pooled
         } else if let easy = ccurl_easy_init() {
-            handle = Handle(
-                easy: easy, errorBuffer: .allocate(capacity: Int(CCURL_ERROR_SIZE) + 1))
+            handle = Handle(easy: easy, errorBuffer: .allocate(capacity: Int(CCURL_ERROR_SIZE) + 1))
+            guard CurlTransfer.prepare(easy, errorBuffer: handle.errorBuffer, configuration: configuration) else {
+                discard(handle)
+                transfer.finish(
+                    .failure(
+                        APIError(
+                            .transport(.other), message: "libcurl refused this transport's options",
+                            request: transfer.request)))
+                return
+            }
         } else {
             transfer.finish(
                 .failure(
@@ -140,7 +168,7 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     /// Takes a running transfer off libcurl and finishes it (a no-op once it finished otherwise).
-    private func remove(_ transfer: CurlTransfer, finishingWith result: Result<HTTPResponse, any Error>) {
+    private func remove(_ transfer: CurlTransfer, finishingWith result: Result<CurlTransfer.Delivery, any Error>) {
         guard let easy = transfer.easy, running[easy]?.transfer === transfer else { return }
         detach(easy)
         transfer.finish(result)
@@ -155,14 +183,21 @@ final class CurlLoop: @unchecked Sendable {
         recycle(entry.handle)
     }
 
+    /// Keeps the handle for the next transfer, its shared options still set (see
+    /// ``CurlTransfer/prepare(_:errorBuffer:configuration:)``), or frees it when the pool is full.
     private func recycle(_ handle: Handle) {
-        ccurl_easy_reset(handle.easy)
+        // The header list is freed with the transfer: the handle must not point at it.
+        ccurl_easy_setopt_pointer(handle.easy, Int32(CCURLOPT_HTTPHEADER), nil)
         if pool.count < poolLimit {
             pool.append(handle)
         } else {
-            ccurl_easy_cleanup(handle.easy)
-            handle.errorBuffer.deallocate()
+            discard(handle)
         }
+    }
+
+    private func discard(_ handle: Handle) {
+        ccurl_easy_cleanup(handle.easy)
+        handle.errorBuffer.deallocate()
     }
 
     private func collectFinished() {
@@ -170,7 +205,7 @@ final class CurlLoop: @unchecked Sendable {
         var code: Int32 = 0
         while ccurl_multi_next_done(multi, &easy, &code) == 1 {
             guard let easy, let entry = running[easy] else { continue }
-            // Copy the outcome out before the handle is removed and reset.
+            // Copy the outcome out before the handle is removed and reused.
             let result = entry.transfer.result(code: code, errorBuffer: entry.handle.errorBuffer)
             detach(easy)
             entry.transfer.finish(result)
@@ -185,6 +220,10 @@ final class CurlLoop: @unchecked Sendable {
         var earliest = Duration.seconds(1)
         var expired: [OpaquePointer] = []
         for (easy, entry) in running {
+            if entry.transfer.movedSinceLastLook {
+                entry.transfer.movedSinceLastLook = false
+                entry.transfer.lastActivity = now
+            }
             let left = entry.transfer.lastActivity + idleTimeout - now
             if left <= .zero {
                 expired.append(easy)
@@ -207,8 +246,12 @@ final class CurlLoop: @unchecked Sendable {
             defer { inbox.commands.removeAll() }
             return inbox.commands
         }
-        for case .start(let transfer) in late {
-            transfer.finish(.failure(CancellationError()))
+        for command in late {
+            switch command {
+            case .start(let transfer): transfer.finish(.failure(CancellationError()))
+            case .run(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+            default: break
+            }
         }
         for (easy, entry) in running {
             ccurl_multi_remove_handle(multi, easy)
@@ -224,5 +267,16 @@ final class CurlLoop: @unchecked Sendable {
         }
         pool.removeAll()
         ccurl_multi_cleanup(multi)
+    }
+}
+
+extension CurlLoop: TaskExecutor {
+    /// Runs the job on the loop thread, between two turns of the loop.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        if !submit(.run(job)) {
+            // Shut down: nothing may be left unrun, so run it here.
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
     }
 }

@@ -24,10 +24,21 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The easy handle running this transfer, while it runs.
     var easy: OpaquePointer?
-    /// When the loop added the transfer, and when a byte last moved.
+    /// When the loop added the transfer, and when it last saw a byte move.
     private(set) var started = ContinuousClock.now
-    private(set) var lastActivity = ContinuousClock.now
+    var lastActivity = ContinuousClock.now
+    /// Whether a byte moved since the loop last looked (cheaper than reading the clock per callback).
+    var movedSinceLastLook = false
     private var head = ResponseHeadParser()
+    /// The head's bytes as they arrived, when nobody needs it parsed before the end: parsing
+    /// then happens on the caller's thread, not the loop's.
+    private var rawHead: [UInt8] = []
+    private var headBytes = 0
+    /// The raw head's Content-Length, checked against the limit when the body starts.
+    private var announcedLength: Int?
+    /// Whether the raw head has a Content-Encoding line (then Content-Length counts encoded bytes).
+    private var rawHeadIsEncoded = false
+    private var bodyStarted = false
     /// Whether the final head has been seen and acted on.
     private var headHandled = false
     /// Whether the consumer takes the body piece by piece.
@@ -40,10 +51,19 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Any thread
 
+    /// What the loop hands back: the response, with its head still to parse when `rawHead` is set.
+    struct Delivery: Sendable {
+        var response: HTTPResponse
+        var rawHead: [UInt8]?
+    }
+
+    /// The largest response head accepted (libcurl limits each header line to 100 KB, not their sum).
+    static let maximumHeadSize = 1 << 20
+
     private enum Outcome {
         case waiting
-        case running(CheckedContinuation<HTTPResponse, any Error>)
-        case finished(Result<HTTPResponse, any Error>?)
+        case running(CheckedContinuation<Delivery, any Error>)
+        case finished(Result<Delivery, any Error>?)
     }
     private let outcome = Locked(Outcome.waiting)
 
@@ -61,8 +81,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Stores the continuation; `false` when the transfer finished already (cancelled before it
     /// started), in which case the continuation has been resumed.
-    func begin(_ continuation: CheckedContinuation<HTTPResponse, any Error>) -> Bool {
-        let early: Result<HTTPResponse, any Error>?? = outcome.withLock { outcome in
+    func begin(_ continuation: CheckedContinuation<Delivery, any Error>) -> Bool {
+        let early: Result<Delivery, any Error>?? = outcome.withLock { outcome in
             if case .finished(let result) = outcome {
                 outcome = .finished(nil)
                 return .some(result)
@@ -77,8 +97,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Finishes with `result` unless finished already; `true` when this call finished it.
     @discardableResult
-    func finish(_ result: Result<HTTPResponse, any Error>) -> Bool {
-        let continuation: CheckedContinuation<HTTPResponse, any Error>?? = outcome.withLock { outcome in
+    func finish(_ result: Result<Delivery, any Error>) -> Bool {
+        let continuation: CheckedContinuation<Delivery, any Error>?? = outcome.withLock { outcome in
             switch outcome {
             case .finished:
                 return .none
@@ -104,18 +124,17 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Set-up, on the loop thread
 
-    /// Sets the easy handle's options for this request; an error when the request cannot be sent.
-    func configure(_ easy: OpaquePointer, errorBuffer: UnsafeMutablePointer<CChar>) throws {
-        started = ContinuousClock.now
-        lastActivity = started
-        let context = Unmanaged.passUnretained(self).toOpaque()
+    /// Sets the options every transfer of the transport shares, once per easy handle (handles are
+    /// reused without `curl_easy_reset`; ``configure(_:errorBuffer:)`` sets every option that
+    /// varies). `false` when libcurl refused one.
+    static func prepare(
+        _ easy: OpaquePointer, errorBuffer: UnsafeMutablePointer<CChar>, configuration: CurlTransport.Configuration
+    ) -> Bool {
         var failed = false
         func check(_ code: Int32) {
             if code != 0 { failed = true }
         }
         check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_ERRORBUFFER), errorBuffer))
-        errorBuffer.pointee = 0
-        check(request.url.absoluteString.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_URL), $0) })
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_NOSIGNAL), 1))
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_FOLLOWLOCATION), 0))
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_PIPEWAIT), 1))
@@ -126,23 +145,6 @@ final class CurlTransfer: @unchecked Sendable {
                 configuration.prefersHTTP2 ? CCURL_HTTP_VERSION_2TLS : CCURL_HTTP_VERSION_1_1))
         // Every encoding this libcurl decodes; the size limit counts decoded bytes.
         check("".withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_ACCEPT_ENCODING), $0) })
-        check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_TIMEOUT_MS), Self.milliseconds(budget)))
-        check(
-            ccurl_easy_setopt_long(
-                easy, Int32(CCURLOPT_CONNECTTIMEOUT_MS), Self.milliseconds(min(budget, configuration.connectTimeout))))
-        configureTLS(easy, check: check)
-        check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_HEADERFUNCTION), curlHeaderCallback))
-        check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_HEADERDATA), context))
-        check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), curlWriteCallback))
-        check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_WRITEDATA), context))
-        try configureMethodAndBody(easy, context: context, check: check)
-        configureHeaders(easy, check: check)
-        if failed {
-            throw APIError(.transport(.other), message: "libcurl refused an option for this request", request: request)
-        }
-    }
-
-    private func configureTLS(_ easy: OpaquePointer, check: (Int32) -> Void) {
         let tls = configuration.tls
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_SSL_VERIFYPEER), tls.verifiesCertificates ? 1 : 0))
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_SSL_VERIFYHOST), tls.verifiesCertificates ? 2 : 0))
@@ -153,11 +155,40 @@ final class CurlTransfer: @unchecked Sendable {
             let pins = tls.pinnedPublicKeyHashes.map { "sha256//\($0)" }.joined(separator: ";")
             check(pins.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_PINNEDPUBLICKEY), $0) })
         }
+        check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_HEADERFUNCTION), curlHeaderCallback))
+        check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), curlWriteCallback))
+        check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_READFUNCTION), curlReadCallback))
+        check(ccurl_easy_setopt_seek_callback(easy, curlSeekCallback))
+        return !failed
     }
 
-    private func configureMethodAndBody(
-        _ easy: OpaquePointer, context: UnsafeMutableRawPointer, check: (Int32) -> Void
-    ) throws {
+    /// Sets the handle's options that vary by request; an error when the request cannot be sent.
+    func configure(_ easy: OpaquePointer, errorBuffer: UnsafeMutablePointer<CChar>) throws {
+        started = ContinuousClock.now
+        lastActivity = started
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        var failed = false
+        func check(_ code: Int32) {
+            if code != 0 { failed = true }
+        }
+        errorBuffer.pointee = 0
+        check(request.url.absoluteString.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_URL), $0) })
+        check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_TIMEOUT_MS), Self.milliseconds(budget)))
+        check(
+            ccurl_easy_setopt_long(
+                easy, Int32(CCURLOPT_CONNECTTIMEOUT_MS), Self.milliseconds(min(budget, configuration.connectTimeout))))
+        for option in [CCURLOPT_HEADERDATA, CCURLOPT_WRITEDATA, CCURLOPT_READDATA, CCURLOPT_SEEKDATA] {
+            check(ccurl_easy_setopt_pointer(easy, Int32(option), context))
+        }
+        try configureMethodAndBody(easy, check: check)
+        configureHeaders(easy, check: check)
+        if failed {
+            throw APIError(.transport(.other), message: "libcurl refused an option for this request", request: request)
+        }
+    }
+
+    /// The method and body; each option is set either way, as the handle keeps the last request's.
+    private func configureMethodAndBody(_ easy: OpaquePointer, check: (Int32) -> Void) throws {
         let method = request.method
         let sendsBody = request.body != nil || [.post, .put, .patch].contains(method)
         if sendsBody {
@@ -165,19 +196,18 @@ final class CurlTransfer: @unchecked Sendable {
             self.upload = upload
             // UPLOAD streams the body through the read callback with its Content-Length; the
             // method is then whatever CUSTOMREQUEST says.
+            check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_NOBODY), 0))
             check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_UPLOAD), 1))
             check(ccurl_easy_setopt_int64(easy, Int32(CCURLOPT_INFILESIZE_LARGE), upload.length))
-            check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_READFUNCTION), curlReadCallback))
-            check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_READDATA), context))
-            check(ccurl_easy_setopt_seek_callback(easy, curlSeekCallback))
-            check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_SEEKDATA), context))
-        } else if method == .head {
-            check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_NOBODY), 1))
         } else {
+            check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_UPLOAD), 0))
             check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_HTTPGET), 1))
+            check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_NOBODY), method == .head ? 1 : 0))
         }
         if method != .get && method != .head {
             check(method.rawValue.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_CUSTOMREQUEST), $0) })
+        } else {
+            check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_CUSTOMREQUEST), nil))
         }
     }
 
@@ -216,7 +246,19 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// One header line; `false` stops the transfer.
     fileprivate func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
-        lastActivity = ContinuousClock.now
+        movedSinceLastLook = true
+        headBytes += line.count
+        guard headBytes <= Self.maximumHeadSize else {
+            return stop(
+                APIError(
+                    .transport(.badResponse),
+                    message: "the response head is larger than \(Self.maximumHeadSize) bytes", request: request))
+        }
+        guard consumer != nil else {
+            // Only the size limit and the body's capacity need the head now: look for Content-Length.
+            rawHead.append(contentsOf: line)
+            return noteContentLength(line)
+        }
         do {
             try head.consume(line)
         } catch {
@@ -227,22 +269,102 @@ final class CurlTransfer: @unchecked Sendable {
         return headArrived(status: status, headers: head.headers)
     }
 
-    private func headArrived(status: Int, headers: HTTPHeaders) -> Bool {
-        let lengths = Set(
-            headers.values(for: .contentLength).flatMap { $0.split(separator: ",") }.map {
-                $0.trimmingCharacters(in: .whitespaces)
-            })
-        if lengths.count > 1 {
-            // RFC 9112 §6.3: differing Content-Length values make the framing unknowable.
-            return stop(
-                APIError(
-                    .transport(.badResponse),
-                    message:
-                        "the response has conflicting Content-Length values (\(lengths.sorted().joined(separator: ", ")))",
-                    request: request))
+    private static let contentLengthPrefix = Array("content-length:".utf8)
+
+    /// Notes a `Content-Length` or `Content-Encoding` line, for ``bodyStarts()``; the full checks (conflicting values,
+    /// interim heads) come with the parsed head.
+    private func noteContentLength(_ line: UnsafeRawBufferPointer) -> Bool {
+        if Self.hasPrefix(line, Self.contentEncodingPrefix) { rawHeadIsEncoded = true }
+        guard Self.hasPrefix(line, Self.contentLengthPrefix) else { return true }
+        var length = 0
+        for byte in line.dropFirst(Self.contentLengthPrefix.count) {
+            if byte == UInt8(ascii: " ") { continue }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), length < Int.max / 20 else { break }
+            length = length * 10 + Int(byte - UInt8(ascii: "0"))
         }
+        announcedLength = length
+        return true
+    }
+
+    /// Whether the line starts with `prefix` (lowercase), ignoring case.
+    private static func hasPrefix(_ line: UnsafeRawBufferPointer, _ prefix: [UInt8]) -> Bool {
+        guard line.count > prefix.count else { return false }
+        for index in prefix.indices where line[index] | 0x20 != prefix[index] { return false }
+        return true
+    }
+
+    /// With the whole raw head in: refuses an unencoded body announced over the limit, and sizes
+    /// the buffer for one under it (a fresh buffer grown piece by piece costs page faults).
+    private func bodyStarts() -> Bool {
+        bodyStarted = true
+        guard consumer == nil, let length = announcedLength, !rawHeadIsEncoded else { return true }
+        guard length <= configuration.maximumResponseSize else { return stop(tooLargeError()) }
+        body.reserveCapacity(length)
+        return true
+    }
+
+    private static let contentEncodingPrefix = Array("content-encoding:".utf8)
+
+    /// The response of a delivery, its head parsed now if the loop left it raw. Called on the
+    /// caller's thread.
+    func response(of delivery: Delivery) throws -> HTTPResponse {
+        guard let raw = delivery.rawHead else { return delivery.response }
+        var parser = ResponseHeadParser()
+        var malformed: ResponseHeadParser.Malformed?
+        raw.withUnsafeBytes { bytes in
+            var lineStart = 0
+            while lineStart < bytes.count, malformed == nil {
+                let end = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? bytes.count
+                do {
+                    try parser.consume(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<end]))
+                } catch let error as ResponseHeadParser.Malformed {
+                    malformed = error
+                } catch {
+                    malformed = ResponseHeadParser.Malformed(reason: "\(error)")
+                }
+                lineStart = end
+            }
+        }
+        if let malformed {
+            throw APIError(.transport(.badResponse), message: malformed.reason, request: request)
+        }
+        guard parser.isComplete, let status = parser.status else {
+            throw APIError(.transport(.badResponse), message: "the reply had no complete HTTP head", request: request)
+        }
+        let headers = parser.headers
+        if let conflict = Self.lengthProblem(headers) {
+            throw APIError(.transport(.badResponse), message: conflict, request: request)
+        }
+        var response = delivery.response
+        response.status = HTTPStatus(code: status)
+        response.headers = headers
+        return response
+    }
+
+    /// Why the Content-Length values cannot frame the body, if they cannot: not a number, or
+    /// differing values (RFC 9112 §6.3).
+    private static func lengthProblem(_ headers: HTTPHeaders) -> String? {
+        var lengths: [Int] = []
+        for value in headers.values(for: .contentLength) {
+            for part in value.utf8.split(separator: UInt8(ascii: ",")) {
+                let digits = part.drop { $0 == UInt8(ascii: " ") }.prefix { $0 != UInt8(ascii: " ") }
+                guard let length = Int(Substring(digits)), length >= 0 else {
+                    return "the response's Content-Length \"\(value)\" is not a number"
+                }
+                if !lengths.contains(length) { lengths.append(length) }
+            }
+        }
+        guard lengths.count > 1 else { return nil }
+        return
+            "the response has conflicting Content-Length values (\(lengths.map(String.init).joined(separator: ", ")))"
+    }
+
+    private func headArrived(status: Int, headers: HTTPHeaders) -> Bool {
+        if let problem = Self.lengthProblem(headers) {
+            return stop(APIError(.transport(.badResponse), message: problem, request: request))
+        }
+        let announced = headers[.contentLength].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         let isEncoded = headers[.contentEncoding].map { $0.lowercased() != "identity" } ?? false
-        let announced = lengths.first.flatMap { Int($0) }
         let isRedirect = [301, 302, 303, 307, 308].contains(status) && headers.contains(.location)
         if let consumer, !isRedirect {
             do {
@@ -261,7 +383,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Body bytes (decoded); `false` stops the transfer.
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        lastActivity = ContinuousClock.now
+        movedSinceLastLook = true
+        if !bodyStarted, !bodyStarts() { return false }
         if isStreaming, let consumer {
             do {
                 try consumer.receive(Data(bytes))
@@ -278,7 +401,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Fills libcurl's buffer with the next request body bytes: how many, 0 at the end, or
     /// `CURL_READFUNC_ABORT`.
     fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        lastActivity = ContinuousClock.now
+        movedSinceLastLook = true
         guard let upload else { return 0 }
         do {
             return try upload.read(into: buffer)
@@ -308,18 +431,22 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: The end, on the loop thread
 
     /// The result of libcurl's `code` for this transfer.
-    func result(code: Int32, errorBuffer: UnsafeMutablePointer<CChar>) -> Result<HTTPResponse, any Error> {
+    func result(code: Int32, errorBuffer: UnsafeMutablePointer<CChar>) -> Result<Delivery, any Error> {
         if code == 0 {
+            let response = HTTPResponse(status: .ok, body: isStreaming ? Data() : body, url: request.url)
+            body = Data()
+            guard consumer != nil else {
+                return .success(Delivery(response: response, rawHead: rawHead))
+            }
             guard head.isComplete, let status = head.status else {
                 return .failure(
                     APIError(.transport(.badResponse), message: "the reply had no complete HTTP head", request: request)
                 )
             }
-            let response = HTTPResponse(
-                status: HTTPStatus(code: status), headers: head.headers, body: isStreaming ? Data() : body,
-                url: request.url)
-            body = Data()
-            return .success(response)
+            var parsed = response
+            parsed.status = HTTPStatus(code: status)
+            parsed.headers = head.headers
+            return .success(Delivery(response: parsed, rawHead: nil))
         }
         body = Data()
         if let stopReason { return .failure(stopReason) }
