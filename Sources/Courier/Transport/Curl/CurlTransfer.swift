@@ -44,10 +44,16 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether the consumer takes the body piece by piece.
     private var isStreaming = false
     private var body = Data()
-    private var headerList: OpaquePointer?
     private var upload: CurlUpload?
     /// Why a callback stopped the transfer, to report instead of libcurl's generic code.
     private var stopReason: (any Error)?
+
+    // MARK: Made on the caller's thread, read on the loop thread
+
+    /// The request line's URL and the header list, built before the transfer reaches the loop
+    /// (libcurl copies the URL; the list lives as long as the transfer).
+    private let urlString: String
+    private let headerList: OpaquePointer?
 
     // MARK: Any thread
 
@@ -75,6 +81,12 @@ final class CurlTransfer: @unchecked Sendable {
         self.budget = budget
         self.configuration = configuration
         self.consumer = consumer
+        urlString = request.url.absoluteString
+        headerList = Self.makeHeaderList(request.headers)
+    }
+
+    deinit {
+        if let headerList { ccurl_slist_free_all(headerList) }
     }
 
     // MARK: Completion, from any thread
@@ -172,7 +184,7 @@ final class CurlTransfer: @unchecked Sendable {
             if code != 0 { failed = true }
         }
         errorBuffer.pointee = 0
-        check(request.url.absoluteString.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_URL), $0) })
+        check(urlString.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_URL), $0) })
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_TIMEOUT_MS), Self.milliseconds(budget)))
         check(
             ccurl_easy_setopt_long(
@@ -181,7 +193,7 @@ final class CurlTransfer: @unchecked Sendable {
             check(ccurl_easy_setopt_pointer(easy, Int32(option), context))
         }
         try configureMethodAndBody(easy, check: check)
-        configureHeaders(easy, check: check)
+        check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_HTTPHEADER), UnsafeRawPointer(headerList)))
         if failed {
             throw APIError(.transport(.other), message: "libcurl refused an option for this request", request: request)
         }
@@ -211,27 +223,25 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    private func configureHeaders(_ easy: OpaquePointer, check: (Int32) -> Void) {
+    private static func makeHeaderList(_ headers: HTTPHeaders) -> OpaquePointer? {
         var list: OpaquePointer?
         func append(_ line: String) {
             list = line.withCString { ccurl_slist_append(list, $0) }
         }
-        for field in request.headers where field.name != .contentLength {
+        for field in headers where field.name != .contentLength {
             // "Name:" would remove a header libcurl adds; "Name;" sends it empty.
             append(field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)")
         }
-        if !request.headers.contains("Expect") {
+        if !headers.contains("Expect") {
             // No 100-continue round trip (and its one-second wait on servers that never answer it).
             append("Expect:")
         }
-        headerList = list
-        check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_HTTPHEADER), UnsafeRawPointer(list)))
+        return list
     }
 
-    /// Frees what the transfer allocated for libcurl; the handle no longer refers to it afterwards.
+    /// Closes the request body; the header list goes with the transfer, after the loop has taken
+    /// it off the handle.
     func releaseResources() {
-        if let headerList { ccurl_slist_free_all(headerList) }
-        headerList = nil
         upload = nil
     }
 
