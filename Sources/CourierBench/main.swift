@@ -255,6 +255,52 @@ struct BadStatus: Error, CustomStringConvertible {
     var description: String { "GET \(url) answered \(status)" }
 }
 
+/// Raw URLSession driven the way URLSessionTransport must drive it (a session delegate receiving
+/// the body piece by piece on its queue), without Courier: what the delegate path costs by itself.
+final class PieceDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // `@unchecked Sendable`: `pending` is touched only under `lock`.
+    private let lock = NSLock()
+    private var pending: [Int: (data: Data, continuation: CheckedContinuation<Data, any Error>)] = [:]
+
+    func start(_ task: URLSessionDataTask, _ continuation: CheckedContinuation<Data, any Error>) {
+        lock.lock()
+        pending[task.taskIdentifier] = (Data(), continuation)
+        lock.unlock()
+        task.resume()
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        lock.lock()
+        pending[dataTask.taskIdentifier]?.data.append(data)
+        lock.unlock()
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        lock.lock()
+        let entry = pending.removeValue(forKey: task.taskIdentifier)
+        lock.unlock()
+        if let error {
+            entry?.continuation.resume(throwing: error)
+        } else {
+            entry?.continuation.resume(returning: entry?.data ?? Data())
+        }
+    }
+}
+let pieceDelegate = PieceDelegate()
+let delegateSession: URLSession = {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.urlCache = nil
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    return URLSession(configuration: configuration, delegate: pieceDelegate, delegateQueue: queue)
+}()
+
+@Sendable func delegateGET(_ url: URL) async throws -> Data {
+    try await withCheckedThrowingContinuation { continuation in
+        pieceDelegate.start(delegateSession.dataTask(with: URLRequest(url: url)), continuation)
+    }
+}
+
 @Sendable func rawGET(_ url: URL) async throws -> Data {
     let (data, response) = try await session.data(for: URLRequest(url: url))
     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
@@ -305,11 +351,13 @@ let coalesceCounter = Locked(0)
 /// The network implementations of a scenario: raw URLSession first (the baseline), Courier over
 /// each transport, and the C ceiling when it was built.
 func network(
-    _ path: String, decode: Bool = false, raw: @escaping @Sendable () async throws -> Void,
+    _ path: String, decode: Bool = false,
+    raw: @escaping @Sendable (_ get: @Sendable (URL) async throws -> Data) async throws -> Void,
     courier request: @escaping @Sendable (APIClient) async throws -> Void
 ) -> [Implementation] {
     var implementations: [Implementation] = [
-        .requests("URLSession", raw),
+        .requests("URLSession", { try await raw(rawGET) }),
+        .requests("URLSession, delegate (no Courier)", { try await raw(delegateGET) }),
         .requests("Courier, URLSessionTransport", { try await request(courier) }),
         .requests("Courier, CurlTransport", { try await request(courierCurl) }),
         .requests(
@@ -327,29 +375,29 @@ let scenarios: [Scenario] = [
     Scenario(
         name: "GET small JSON, sequential", count: 2_000 / scale, concurrency: 1,
         implementations: network(
-            "small.json", raw: { _ = try await rawGET(smallURL) },
+            "small.json", raw: { _ = try await $0(smallURL) },
             courier: { _ = try await $0.send(.get("small.json", as: Data.self)) })),
     Scenario(
         name: "GET small JSON, 16 concurrent", count: 5_000 / scale, concurrency: 16,
         implementations: network(
-            "small.json", raw: { _ = try await rawGET(smallURL) },
+            "small.json", raw: { _ = try await $0(smallURL) },
             courier: { _ = try await $0.send(.get("small.json", as: Data.self)) })),
     Scenario(
         name: "GET + decode 25 results, sequential", count: 1_000 / scale, concurrency: 1,
         implementations: network(
             "page.json", decode: true,
-            raw: { _ = try JSONDecoder().decode(Page.self, from: try await rawGET(pageURL)) },
+            raw: { _ = try JSONDecoder().decode(Page.self, from: try await $0(pageURL)) },
             courier: { _ = try await $0.send(.get("page.json", as: Page.self)) })),
     Scenario(
         name: "GET + decode 25 results, 16 concurrent", count: 2_000 / scale, concurrency: 16,
         implementations: network(
             "page.json", decode: true,
-            raw: { _ = try JSONDecoder().decode(Page.self, from: try await rawGET(pageURL)) },
+            raw: { _ = try JSONDecoder().decode(Page.self, from: try await $0(pageURL)) },
             courier: { _ = try await $0.send(.get("page.json", as: Page.self)) })),
     Scenario(
         name: "GET 1 MB", count: 200 / scale, concurrency: 1,
         implementations: network(
-            "1mb.bin", raw: { _ = try await rawGET(bigURL) },
+            "1mb.bin", raw: { _ = try await $0(bigURL) },
             courier: { _ = try await $0.send(.get("1mb.bin", as: Data.self)) })),
     Scenario(
         name: "pipeline alone (fixed transport)", count: 50_000 / scale, concurrency: 1,

@@ -2,7 +2,8 @@
 //
 //   courier-load --files URL --faults URL --sink URL
 //
-// Prints a Markdown table. Every loop is bounded in count and in time.
+// Prints a Markdown table, each load run with CurlTransport and with URLSessionTransport. Every
+// loop is bounded in count and in time.
 import Courier
 import Foundation
 
@@ -48,11 +49,23 @@ func seconds(_ duration: Duration) -> String {
     String(format: "%.2f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
 }
 
-var rows: [(String, String)] = []
+var rows: [(String, String, String)] = []
 
-@MainActor func concurrentGETs(_ count: Int, _ options: Options) async {
-    let client = APIClient(
-        baseURL: options.files, transport: URLSessionTransport(configuration: .init(timeout: .seconds(60))))
+/// The transports the loads run with: a new one for each load.
+enum Kind: String, CaseIterable {
+    case curl = "CurlTransport"
+    case urlSession = "URLSessionTransport"
+
+    func make() -> any HTTPTransport {
+        switch self {
+        case .curl: CurlTransport()
+        case .urlSession: URLSessionTransport()
+        }
+    }
+}
+
+@MainActor func concurrentGETs(_ count: Int, _ options: Options, _ kind: Kind) async {
+    let client = APIClient(baseURL: options.files, transport: kind.make())
     let baseline = Memory.resident
     Memory.resetPeak()
     let start = ContinuousClock.now
@@ -65,13 +78,13 @@ var rows: [(String, String)] = []
     let elapsed = ContinuousClock.now - start
     rows.append(
         (
-            "\(count) concurrent GETs (500 B)",
+            "\(count) concurrent GETs (500 B)", kind.rawValue,
             "\(failures) failures, \(seconds(elapsed)), peak RSS +\(Memory.megabytes(Memory.peak - baseline))"
         ))
 }
 
-func cancellation(_ count: Int, _ options: Options) async -> (Duration, Int) {
-    let client = APIClient(baseURL: options.faults, transport: URLSessionTransport())
+func cancellation(_ count: Int, _ options: Options, _ kind: Kind) async -> (Duration, Int) {
+    let client = APIClient(baseURL: options.faults, transport: kind.make())
     let tasks = (0..<count).map { _ in
         Task { try await client.send(Request(path: "no-response", timeout: .seconds(60), as: Data.self)) }
     }
@@ -85,8 +98,8 @@ func cancellation(_ count: Int, _ options: Options) async -> (Duration, Int) {
     return (ContinuousClock.now - start, cancelled)
 }
 
-@MainActor func largeTransfers(_ options: Options) async throws {
-    let client = APIClient(baseURL: options.files)
+@MainActor func largeTransfers(_ options: Options, _ kind: Kind) async throws {
+    let client = APIClient(baseURL: options.files, transport: kind.make())
     let destination = FileManager.default.temporaryDirectory.appendingPathComponent("courier-load-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: destination) }
     var baseline = Memory.resident
@@ -95,18 +108,18 @@ func cancellation(_ count: Int, _ options: Options) async -> (Duration, Int) {
     _ = try await client.download(Request.get("bytes/\(1 << 30)", as: Data.self), to: destination).file()
     rows.append(
         (
-            "1 GiB download to disk",
+            "1 GiB download to disk", kind.rawValue,
             "\(seconds(ContinuousClock.now - start)), peak RSS +\(Memory.megabytes(Memory.peak - baseline))"
         ))
 
-    let sink = APIClient(baseURL: options.sink)
+    let sink = APIClient(baseURL: options.sink, transport: kind.make())
     baseline = Memory.resident
     Memory.resetPeak()
     start = ContinuousClock.now
     _ = try await sink.send(Request(method: .put, path: "upload", body: .file(destination), as: Data.self))
     rows.append(
         (
-            "1 GiB upload from a file",
+            "1 GiB upload from a file", kind.rawValue,
             "\(seconds(ContinuousClock.now - start)), peak RSS +\(Memory.megabytes(Memory.peak - baseline))"
         ))
 }
@@ -115,25 +128,27 @@ guard let options = Options.parse(Array(CommandLine.arguments.dropFirst())) else
     FileHandle.standardError.write(Data("usage: courier-load --files URL --faults URL --sink URL\n".utf8))
     exit(64)
 }
-await concurrentGETs(500, options)
-await concurrentGETs(2_000, options)
-let before = Memory.resident
-let (firstDrain, firstCancelled) = await cancellation(10_000, options)
-let afterFirst = Memory.resident
-let (secondDrain, secondCancelled) = await cancellation(10_000, options)
-try? await Task.sleep(for: .seconds(1))
-let afterSecond = Memory.resident
-rows.append(
-    (
-        "cancelling 10,000 in-flight requests (twice)",
-        "\(firstCancelled) and \(secondCancelled) cancelled; drained in \(seconds(firstDrain)) and \(seconds(secondDrain)); "
-            + "RSS \(Memory.megabytes(before)) → \(Memory.megabytes(afterFirst)) → \(Memory.megabytes(afterSecond))"
-    ))
-do {
-    try await largeTransfers(options)
-} catch {
-    rows.append(("1 GiB transfers", "failed: \(error)"))
+for kind in Kind.allCases {
+    await concurrentGETs(500, options, kind)
+    await concurrentGETs(2_000, options, kind)
+    let before = Memory.resident
+    let (firstDrain, firstCancelled) = await cancellation(10_000, options, kind)
+    let afterFirst = Memory.resident
+    let (secondDrain, secondCancelled) = await cancellation(10_000, options, kind)
+    try? await Task.sleep(for: .seconds(1))
+    let afterSecond = Memory.resident
+    rows.append(
+        (
+            "cancelling 10,000 in-flight requests (twice)", kind.rawValue,
+            "\(firstCancelled) and \(secondCancelled) cancelled; drained in \(seconds(firstDrain)) and \(seconds(secondDrain)); "
+                + "RSS \(Memory.megabytes(before)) → \(Memory.megabytes(afterFirst)) → \(Memory.megabytes(afterSecond))"
+        ))
+    do {
+        try await largeTransfers(options, kind)
+    } catch {
+        rows.append(("1 GiB transfers", kind.rawValue, "failed: \(error)"))
+    }
 }
-print("| load | result |")
-print("|---|---|")
-for (name, result) in rows { print("| \(name) | \(result) |") }
+print("| load | transport | result |")
+print("|---|---|---|")
+for (name, transport, result) in rows { print("| \(name) | \(transport) | \(result) |") }

@@ -220,4 +220,29 @@ struct ReadmeExamplesTests {
         _ = try await keyed.send(.get("me", as: Data.self))
         #expect(transport.requests.last?.url.query == "api_key=k3y")
     }
+
+    @Test("the transport examples build the configurations the README describes")
+    func transports() {
+        let url = URL(string: "https://api.example.com")!
+        let transport = CurlTransport(
+            configuration: .init(
+                timeout: .seconds(10),
+                maximumConnectionsPerHost: 8,
+                tls: .init(
+                    certificateAuthorities: URL(fileURLWithPath: "/etc/myapp/ca.pem"),
+                    pinnedPublicKeyHashes: ["r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="]
+                )
+            ))
+        let client = APIClient(baseURL: url, transport: transport)
+        let session = URLSessionTransport(
+            configuration: .init(
+                timeout: .seconds(10),
+                redirects: RedirectPolicy(maximumRedirects: 5, sensitiveHeaders: ["X-Tenant"])
+            ))
+
+        #expect((client.transport as? CurlTransport)?.configuration.tls.pinnedPublicKeyHashes.count == 1)
+        #expect(transport.configuration.maximumConnectionsPerHost == 8)
+        #expect(transport.executor != nil || !CurlTransport.isAvailable)
+        #expect(session.configuration.redirects.maximumRedirects == 5)
+    }
 }
