@@ -83,3 +83,29 @@ struct DefaultTransportTests {
         #endif
     }
 }
+
+@Suite(
+    "Transport lifetime", .enabled(if: LocalServers.faults != nil, "start the tests with scripts/test"),
+    .timeLimit(.minutes(1))
+)
+struct TransportLifetimeTests {
+    @Test(
+        "a transport released while its last exchange is still being set up does not crash",
+        arguments: TransportKind.allCases)
+    func releasedEarly(transport kind: TransportKind) async throws {
+        let base = try #require(LocalServers.faults)
+        var failures = 0
+        for _ in 0..<300 {
+            let client = APIClient(baseURL: base, transport: kind.make())
+            // The deadline ends the call at once, before the transport may even have made its task;
+            // then the transport goes away.
+            do {
+                _ = try await client.send(Request(path: "no-response", timeout: .microseconds(200), as: Data.self))
+            } catch {
+                failures += 1
+            }
+        }
+
+        #expect(failures == 300)
+    }
+}

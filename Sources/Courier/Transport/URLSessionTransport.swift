@@ -74,7 +74,10 @@ public final class URLSessionTransport: HTTPStreamingTransport {
     }
 
     deinit {
-        session.finishTasksAndInvalidate()
+        // After every task the transport queued is made: making one on an invalidated session is
+        // a fatal error in Foundation, and a call can end (its deadline) before its task is made.
+        let session = self.session
+        taskQueue.async { session.finishTasksAndInvalidate() }
     }
 
     private static func defaultSessionConfiguration() -> URLSessionConfiguration {
