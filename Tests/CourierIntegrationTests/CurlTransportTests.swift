@@ -94,18 +94,20 @@ struct TransportLifetimeTests {
         arguments: TransportKind.allCases)
     func releasedEarly(transport kind: TransportKind) async throws {
         let base = try #require(LocalServers.faults)
-        var failures = 0
-        for _ in 0..<300 {
+        var unexpected: [String] = []
+        for _ in 0..<100 {
             let client = APIClient(baseURL: base, transport: kind.make())
-            // The deadline ends the call at once, before the transport may even have made its task;
-            // then the transport goes away.
+            // The deadline usually ends the call at once, before the transport may even have made
+            // its task; then the transport goes away. A quick enough answer may also win.
             do {
-                _ = try await client.send(Request(path: "no-response", timeout: .microseconds(200), as: Data.self))
+                _ = try await client.send(Request(path: "ok", timeout: .microseconds(200), as: Data.self))
+            } catch let error as APIError where error.kind == .transport(.deadlineExceeded) {
+                continue  // the usual outcome
             } catch {
-                failures += 1
+                unexpected.append("\(error)")
             }
         }
 
-        #expect(failures == 300)
+        #expect(unexpected.isEmpty, "\(unexpected.prefix(3))")
     }
 }
