@@ -30,7 +30,6 @@ enum {
     CCURLOPT_HTTPHEADER = 10023,
     CCURLOPT_HEADERDATA = 10029,
     CCURLOPT_CUSTOMREQUEST = 10036,
-    CCURLOPT_NOPROGRESS = 43,
     CCURLOPT_NOBODY = 44,
     CCURLOPT_UPLOAD = 46,
     CCURLOPT_FOLLOWLOCATION = 52,
@@ -40,16 +39,11 @@ enum {
     CCURLOPT_HTTPGET = 80,
     CCURLOPT_SSL_VERIFYHOST = 81,
     CCURLOPT_HTTP_VERSION = 84,
-    CCURLOPT_BUFFERSIZE = 98,
     CCURLOPT_NOSIGNAL = 99,
     CCURLOPT_ACCEPT_ENCODING = 10102,
-    CCURLOPT_PRIVATE = 10103,
     CCURLOPT_INFILESIZE_LARGE = 30115,
-    CCURLOPT_TCP_NODELAY = 121,
     CCURLOPT_TIMEOUT_MS = 155,
     CCURLOPT_CONNECTTIMEOUT_MS = 156,
-    CCURLOPT_HTTP_TRANSFER_DECODING = 157,
-    CCURLOPT_HTTP_CONTENT_DECODING = 158,
     CCURLOPT_SEEKFUNCTION = 20167,
     CCURLOPT_SEEKDATA = 10168,
     CCURLOPT_TCP_KEEPALIVE = 213,
@@ -57,17 +51,11 @@ enum {
     CCURLOPT_PIPEWAIT = 237,
 };
 
-enum {
-    CCURLINFO_RESPONSE_CODE = 2097154,
-    CCURLINFO_NUM_CONNECTS = 2097178,
-    CCURLINFO_HTTP_VERSION = 2097198,
-};
 
 enum {
     CCURLMOPT_PIPELINING = 3,
     CCURLMOPT_MAXCONNECTS = 6,
     CCURLMOPT_MAX_HOST_CONNECTIONS = 7,
-    CCURLMOPT_MAX_TOTAL_CONNECTIONS = 13,
 };
 
 enum {
@@ -82,22 +70,16 @@ enum {
 
 /// libcurl's result codes that Courier tells apart.
 enum {
-    CCURLE_OK = 0,
     CCURLE_UNSUPPORTED_PROTOCOL = 1,
-    CCURLE_FAILED_INIT = 2,
-    CCURLE_URL_MALFORMAT = 3,
     CCURLE_COULDNT_RESOLVE_PROXY = 5,
     CCURLE_COULDNT_RESOLVE_HOST = 6,
     CCURLE_COULDNT_CONNECT = 7,
     CCURLE_WEIRD_SERVER_REPLY = 8,
     CCURLE_HTTP2 = 16,
     CCURLE_PARTIAL_FILE = 18,
-    CCURLE_WRITE_ERROR = 23,
-    CCURLE_READ_ERROR = 26,
     CCURLE_OUT_OF_MEMORY = 27,
     CCURLE_OPERATION_TIMEDOUT = 28,
     CCURLE_SSL_CONNECT_ERROR = 35,
-    CCURLE_ABORTED_BY_CALLBACK = 42,
     CCURLE_GOT_NOTHING = 52,
     CCURLE_SEND_ERROR = 55,
     CCURLE_RECV_ERROR = 56,
@@ -106,7 +88,6 @@ enum {
     CCURLE_PEER_FAILED_VERIFICATION = 60,
     CCURLE_BAD_CONTENT_ENCODING = 61,
     CCURLE_FILESIZE_EXCEEDED = 63,
-    CCURLE_SEND_FAIL_REWIND = 65,
     CCURLE_SSL_ENGINE_INITFAILED = 66,
     CCURLE_SSL_CACERT_BADFILE = 77,
     CCURLE_SSL_SHUTDOWN_FAILED = 80,
@@ -120,7 +101,6 @@ enum {
     CCURLE_QUIC_CONNECT_ERROR = 96,
     CCURLE_PROXY = 97,
     CCURLE_SSL_CLIENTCERT = 98,
-    CCURLE_UNRECOVERABLE_POLL = 99,
 };
 
 /// Loads libcurl once (later calls return the first outcome): 0 on success; otherwise non-zero,
@@ -131,14 +111,12 @@ const char *ccurl_version(void);
 
 ccurl_easy *ccurl_easy_init(void);
 void ccurl_easy_cleanup(ccurl_easy *easy);
-void ccurl_easy_reset(ccurl_easy *easy);
 int ccurl_easy_setopt_long(ccurl_easy *easy, int option, long value);
 int ccurl_easy_setopt_int64(ccurl_easy *easy, int option, int64_t value);
 /// Strings (copied by libcurl), header lists and context pointers.
 int ccurl_easy_setopt_pointer(ccurl_easy *easy, int option, const void *value);
 int ccurl_easy_setopt_data_callback(ccurl_easy *easy, int option, ccurl_data_callback callback);
 int ccurl_easy_setopt_seek_callback(ccurl_easy *easy, ccurl_seek_callback callback);
-int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value);
 const char *ccurl_easy_strerror(int code);
 
 ccurl_slist *ccurl_slist_append(ccurl_slist *list, const char *line);

@@ -39,7 +39,6 @@ final class CurlLoop: @unchecked Sendable {
     private var running: [OpaquePointer: (transfer: CurlTransfer, handle: Handle)] = [:]
     private var pool: [Handle] = []
     private let poolLimit: Int
-    private let loopThread = Locked<Thread?>(nil)
 
     /// Starts the loop's thread; `nil` when libcurl cannot make a multi handle.
     init?(configuration: CurlTransport.Configuration) {
@@ -54,12 +53,8 @@ final class CurlLoop: @unchecked Sendable {
             multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), max(1, configuration.maximumConnectionsPerHost))
         let thread = Thread { [self] in run() }
         thread.name = "Courier libcurl loop"
-        loopThread.withLock { $0 = thread }
         thread.start()
     }
-
-    /// Whether the caller is on the loop thread (running a job of the loop's executor).
-    var isCurrent: Bool { Thread.current === loopThread.withLock { $0 } }
 
     /// Adds the transfer on the loop thread (unless it finished first).
     func start(_ transfer: CurlTransfer) {

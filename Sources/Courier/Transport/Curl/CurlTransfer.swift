@@ -325,12 +325,10 @@ final class CurlTransfer: @unchecked Sendable {
             var lineStart = 0
             while lineStart < bytes.count, malformed == nil {
                 let end = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? bytes.count
-                do {
+                do throws(ResponseHeadParser.Malformed) {
                     try parser.consume(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<end]))
-                } catch let error as ResponseHeadParser.Malformed {
-                    malformed = error
                 } catch {
-                    malformed = ResponseHeadParser.Malformed(reason: "\(error)")
+                    malformed = error
                 }
                 lineStart = end
             }
