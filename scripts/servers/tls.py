@@ -3,9 +3,11 @@
 
     tls.py --cert cert.pem --key key.pem [--lifetime SECONDS]
 
-Every GET answers 200 with the body "secure". The tests generate the certificate (self-signed,
+GET /status/N answers status N with a JSON body and an `X-Origin: tls` header (what a proxy must
+not hide); every other GET answers 200 with the body "secure". The tests generate the certificate (self-signed,
 for IP 127.0.0.1) and start this server themselves; it stops by itself after --lifetime seconds.
 """
+import json
 import ssl
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,9 +19,13 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_GET(self):
-        body = b"secure"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain")
+        status, content_type, body = 200, "text/plain", b"secure"
+        if self.path.startswith("/status/") and self.path[8:].isdigit():
+            status, content_type = int(self.path[8:]), "application/json"
+            body = json.dumps({"message": f"origin status {status}"}).encode()
+        self.send_response(status)
+        self.send_header("X-Origin", "tls")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)

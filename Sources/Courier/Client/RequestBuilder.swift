@@ -58,8 +58,9 @@ enum RequestBuilder {
     }
 }
 
-/// The checks every request passes just before it reaches the transport, after every middleware:
-/// nothing unsafe is ever sent.
+/// The checks every request passes just before it reaches the transport, after every middleware,
+/// and again in each transport for every hop it sends (a transport may be called directly): nothing
+/// unsafe is ever sent.
 enum RequestValidation {
     static func validate(_ request: HTTPRequest) throws {
         guard request.method.isValidToken else {
@@ -74,6 +75,12 @@ enum RequestValidation {
         else {
             throw APIError(
                 .invalidRequest, message: "only absolute http and https URLs can be sent", request: request
+            )
+        }
+        if request.method == .head, request.body != nil {
+            throw APIError(
+                .invalidRequest, message: "a HEAD request cannot have a body (its response never has one)",
+                request: request
             )
         }
         if let (field, reason) = request.headers.firstInvalidField() {

@@ -19,6 +19,8 @@ enum RedirectLoop {
             guard deadline > ContinuousClock.now else {
                 throw timeoutError(current, timeout: timeout)
             }
+            // A transport may be called directly, without the client's checks: validate every hop.
+            try RequestValidation.validate(current)
             var response = try await exchange(current, deadline)
             guard let next = try policy.nextRequest(after: response, to: current, redirectsSoFar: redirects) else {
                 response.redirectCount = redirects

@@ -106,6 +106,14 @@ public final class URLSessionTransport: HTTPStreamingTransport {
     }
 
     private func send(_ request: HTTPRequest, consumer: (any ResponseBodyConsumer)?) async throws -> HTTPResponse {
+        if request.method == .get, request.body != nil {
+            // Apple's URLSession refuses a GET body and FoundationNetworking mangles it: say so
+            // before any I/O rather than send something else. CurlTransport sends it as asked.
+            throw APIError(
+                .invalidRequest,
+                message: "URLSessionTransport cannot send a GET request with a body; use CurlTransport or POST",
+                request: request)
+        }
         let timeout = request.timeout ?? configuration.timeout
         return try await RedirectLoop.send(request, policy: configuration.redirects, timeout: timeout) {
             try await exchange($0, deadline: $1, timeout: timeout, consumer: consumer)

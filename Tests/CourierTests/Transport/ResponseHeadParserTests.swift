@@ -39,6 +39,18 @@ struct ResponseHeadParserTests {
         #expect(parser.headers.map(\.name.rawName) == ["Location"])
     }
 
+    @Test("a proxy's complete CONNECT head followed by the origin's: the last head wins")
+    func lastHeadWins() throws {
+        let parser = try parse([
+            "HTTP/1.1 200 Connection established\r\n", "Proxy-Agent: squid\r\n", "Content-Length: 0\r\n", "\r\n",
+            "HTTP/1.1 404 Not Found\r\n", "X-Origin: api\r\n", "\r\n", "X-Trailer: late\r\n",
+        ])
+
+        #expect(parser.isComplete)
+        #expect(parser.status == 404)
+        #expect(parser.headers.map(\.name.rawName) == ["X-Origin"])
+    }
+
     @Test("an obsolete folded line continues the previous value; trailers are ignored")
     func folding() throws {
         let parser = try parse([

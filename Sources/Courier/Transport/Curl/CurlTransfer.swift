@@ -151,6 +151,12 @@ final class CurlTransfer: @unchecked Sendable {
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_FOLLOWLOCATION), 0))
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_PIPEWAIT), 1))
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_TCP_KEEPALIVE), 1))
+        check(restrictProtocols(easy))
+        if let proxy = configuration.proxy {
+            check(proxy.absoluteString.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_PROXY), $0) })
+        }
+        // A proxy's own `200 Connection established` head must never reach the head parser.
+        check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_SUPPRESS_CONNECT_HEADERS), 1))
         check(
             ccurl_easy_setopt_long(
                 easy, Int32(CCURLOPT_HTTP_VERSION),
@@ -172,6 +178,21 @@ final class CurlTransfer: @unchecked Sendable {
         check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_READFUNCTION), curlReadCallback))
         check(ccurl_easy_setopt_seek_callback(easy, curlSeekCallback))
         return !failed
+    }
+
+    /// Limits libcurl to http and https, for requests and for any redirect it might follow (Courier
+    /// follows redirects itself, but `file://`, `dict://` and the rest must be unreachable whatever
+    /// happens). Uses the protocol names of libcurl 7.85 and later, the bit mask before.
+    private static func restrictProtocols(_ easy: OpaquePointer) -> Int32 {
+        let byName =
+            "http,https".withCString { names in
+                ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_PROTOCOLS_STR), names) == 0
+                    && ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_REDIR_PROTOCOLS_STR), names) == 0
+            }
+        guard !byName else { return 0 }
+        let mask = Int(CCURLPROTO_HTTP | CCURLPROTO_HTTPS)
+        let code = ccurl_easy_setopt_long(easy, Int32(CCURLOPT_PROTOCOLS), mask)
+        return code != 0 ? code : ccurl_easy_setopt_long(easy, Int32(CCURLOPT_REDIR_PROTOCOLS), mask)
     }
 
     /// Sets the handle's options that vary by request; an error when the request cannot be sent.
@@ -216,7 +237,8 @@ final class CurlTransfer: @unchecked Sendable {
             check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_HTTPGET), 1))
             check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_NOBODY), method == .head ? 1 : 0))
         }
-        if method != .get && method != .head {
+        // In upload mode libcurl sends PUT unless told otherwise: a GET with a body stays a GET.
+        if sendsBody || (method != .get && method != .head) {
             check(method.rawValue.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_CUSTOMREQUEST), $0) })
         } else {
             check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_CUSTOMREQUEST), nil))
@@ -274,16 +296,31 @@ final class CurlTransfer: @unchecked Sendable {
         } catch {
             return stop(APIError(.transport(.badResponse), message: error.reason, request: request))
         }
-        guard head.isComplete, !headHandled, let status = head.status else { return true }
+        // The head is acted on when the body starts (or the exchange ends): until then another
+        // head may follow and replace it.
+        return true
+    }
+
+    /// Hands the final head to the consumer, once: when the first body byte arrives, or at the
+    /// end of a body-less exchange. `false` stops the transfer.
+    private func handleHeadIfComplete() -> Bool {
+        guard consumer != nil, !headHandled, head.isComplete, let status = head.status else { return true }
         headHandled = true
         return headArrived(status: status, headers: head.headers)
     }
 
     private static let contentLengthPrefix = Array("content-length:".utf8)
+    private static let statusLinePrefix = Array("http/".utf8)
 
     /// Notes a `Content-Length` or `Content-Encoding` line, for ``bodyStarts()``; the full checks (conflicting values,
     /// interim heads) come with the parsed head.
     private func noteContentLength(_ line: UnsafeRawBufferPointer) -> Bool {
+        if Self.hasPrefix(line, Self.statusLinePrefix) {
+            // A new head (an interim one, or the origin's after a proxy's): forget the last one's.
+            announcedLength = nil
+            rawHeadIsEncoded = false
+            return true
+        }
         if Self.hasPrefix(line, Self.contentEncodingPrefix) { rawHeadIsEncoded = true }
         guard Self.hasPrefix(line, Self.contentLengthPrefix) else { return true }
         var length = 0
@@ -392,7 +429,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Body bytes (decoded); `false` stops the transfer.
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         movedSinceLastLook = true
-        if !bodyStarted, !bodyStarts() { return false }
+        if !bodyStarted, !bodyStarts() || !handleHeadIfComplete() { return false }
         if isStreaming, let consumer {
             do {
                 try consumer.receive(Data(bytes))
@@ -450,6 +487,9 @@ final class CurlTransfer: @unchecked Sendable {
                 return .failure(
                     APIError(.transport(.badResponse), message: "the reply had no complete HTTP head", request: request)
                 )
+            }
+            if !handleHeadIfComplete() {
+                return .failure(stopReason ?? APIError(.transport(.other), message: "stopped", request: request))
             }
             var parsed = response
             parsed.status = HTTPStatus(code: status)

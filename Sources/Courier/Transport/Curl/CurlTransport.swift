@@ -73,6 +73,11 @@ public final class CurlTransport: HTTPStreamingTransport {
         public var prefersHTTP2: Bool
         /// TLS verification, custom CAs and pinning.
         public var tls: TLSOptions
+        /// The proxy every request goes through (`http://proxy.example:3128`; HTTPS is tunnelled
+        /// with `CONNECT`), or `nil` to follow the environment (`http_proxy`, `https_proxy`,
+        /// `no_proxy`), as curl does. The proxy's own reply to `CONNECT` never reaches the
+        /// response: the origin's status and headers do.
+        public var proxy: URL?
 
         /// Creates a configuration.
         public init(
@@ -84,7 +89,8 @@ public final class CurlTransport: HTTPStreamingTransport {
             maximumConnectionsPerHost: Int = 16,
             maximumConnections: Int = 64,
             prefersHTTP2: Bool = true,
-            tls: TLSOptions = TLSOptions()
+            tls: TLSOptions = TLSOptions(),
+            proxy: URL? = nil
         ) {
             self.timeout = timeout
             self.connectTimeout = connectTimeout
@@ -95,6 +101,7 @@ public final class CurlTransport: HTTPStreamingTransport {
             self.maximumConnections = maximumConnections
             self.prefersHTTP2 = prefersHTTP2
             self.tls = tls
+            self.proxy = proxy
         }
     }
 

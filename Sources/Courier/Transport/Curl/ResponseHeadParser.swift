@@ -18,13 +18,18 @@ struct ResponseHeadParser {
         let reason: String
     }
 
-    /// Takes one line, with or without its line ending. Lines after the final head (trailers) are
-    /// ignored.
+    /// Takes one line, with or without its line ending. A status line after a complete head starts
+    /// a new head, and the last head wins: a proxy's `200 Connection established` followed by the
+    /// origin's head yields the origin's. Other lines after a complete head (trailers) are ignored.
     mutating func consume(_ line: UnsafeRawBufferPointer) throws(Malformed) {
-        guard !isComplete else { return }
         var bytes = line[...]
         while let last = bytes.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") {
             bytes = bytes.dropLast()
+        }
+        if isComplete {
+            // A field name cannot contain "/", so a trailer never looks like a status line.
+            guard bytes.starts(with: Self.httpPrefix) else { return }
+            isComplete = false
         }
         if bytes.isEmpty {
             guard let status else { throw Malformed(reason: "the response has no status line") }

@@ -1,0 +1,57 @@
+import Foundation
+
+/// A test server of `scripts/servers/` run by the tests themselves, on a free 127.0.0.1 port: the
+/// script announces `Listening at: URL` and stops by itself after its `--lifetime`.
+final class ScriptServer: Sendable {
+    /// The URL the server announced, e.g. `http://127.0.0.1:40123`.
+    let url: URL
+    private let process: Process
+
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Starts `scripts/servers/<script>` with `arguments` and waits for its announcement.
+    init(script: String, arguments: [String] = [], lifetime: Int = 300) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments =
+            ["python3", Self.repository.appendingPathComponent("scripts/servers/\(script)").path]
+            + arguments + ["--lifetime", String(lifetime)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var announced = ""
+        while !announced.contains("\n") {
+            let data = output.fileHandleForReading.availableData
+            guard !data.isEmpty else { break }
+            announced += String(decoding: data, as: UTF8.self)
+        }
+        guard let range = announced.range(of: "https?://127.0.0.1:[0-9]+", options: .regularExpression),
+            let url = URL(string: String(announced[range]))
+        else {
+            process.terminate()
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        self.url = url
+    }
+
+    deinit {
+        process.terminate()
+    }
+
+    /// Runs a shell command and returns its standard output; throws when it fails.
+    @discardableResult
+    static func shell(_ command: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""An HTTP proxy on a free 127.0.0.1 port that tunnels HTTPS with CONNECT, for the proxy rows of the
+transport tests (a corporate proxy, as a user behind one meets it).
+
+    proxy.py [--lifetime SECONDS]
+
+`CONNECT host:port` to a 127.0.0.1 or localhost port answers `HTTP/1.1 200 Connection established`
+with a proxy header of its own, then relays bytes both ways until either side closes. Any other
+host is refused with 403 (the proxy never reaches past loopback). `GET /tunnels` (sent to the proxy
+as an origin) answers {"tunnels": N}, the tunnels opened so far, so a test can tell a reused tunnel
+from a new one. It stops by itself after --lifetime seconds.
+"""
+import json
+import select
+import socket
+import threading
+
+from common import lifetime_parser
+
+tunnels = 0
+tunnels_lock = threading.Lock()
+
+
+def read_head(connection):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        piece = connection.recv(65536)
+        if not piece or len(data) > 65536:
+            return None, b""
+        data += piece
+    head, _, rest = data.partition(b"\r\n\r\n")
+    return head, rest
+
+
+def relay(client, upstream):
+    sockets = [client, upstream]
+    while True:
+        readable, _, _ = select.select(sockets, [], [], 120)
+        if not readable:
+            return
+        for source in readable:
+            data = source.recv(65536)
+            if not data:
+                return
+            (upstream if source is client else client).sendall(data)
+
+
+def answer(connection, status, reason, body=b""):
+    connection.sendall(
+        f"HTTP/1.1 {status} {reason}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+
+
+def handle(connection):
+    global tunnels
+    connection.settimeout(120)
+    try:
+        head, rest = read_head(connection)
+        if head is None:
+            return
+        method, target = head.split(b"\r\n")[0].decode("latin-1").split(" ")[:2]
+        if method == "GET" and target.endswith("/tunnels"):
+            with tunnels_lock:
+                count = tunnels
+            answer(connection, 200, "OK", json.dumps({"tunnels": count}).encode())
+            return
+        host, _, port = target.rpartition(":")
+        if method != "CONNECT" or host not in ("127.0.0.1", "localhost") or not port.isdigit():
+            answer(connection, 403, "Forbidden")
+            return
+        upstream = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
+        with tunnels_lock:
+            tunnels += 1
+        # A head of the proxy's own, with headers and a length, as real proxies send.
+        connection.sendall(
+            b"HTTP/1.1 200 Connection established\r\nProxy-Agent: courier-test-proxy\r\n"
+            b"Content-Length: 0\r\n\r\n")
+        if rest:
+            upstream.sendall(rest)
+        try:
+            relay(connection, upstream)
+        finally:
+            upstream.close()
+    except (OSError, ValueError):
+        pass
+    finally:
+        connection.close()
+
+
+def main():
+    arguments = lifetime_parser("A CONNECT proxy for the proxy tests.").parse_args()
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    print(f"Listening at: http://127.0.0.1:{listener.getsockname()[1]}", flush=True)
+    threading.Timer(arguments.lifetime, lambda: listener.close()).start()
+    while True:
+        try:
+            connection, _ = listener.accept()
+        except OSError:
+            return
+        threading.Thread(target=handle, args=(connection,), daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()
