@@ -65,10 +65,17 @@ public final class URLSessionTransport: HTTPStreamingTransport {
     ///   - configuration: Timeouts, redirects and size limit.
     ///   - sessionConfiguration: The session's settings; by default an ephemeral configuration
     ///     without `URLCache` (caching belongs to Courier's own cache middleware). Its
-    ///     `protocolClasses` can carry a `URLProtocol` for tests.
+    ///     `protocolClasses` can carry a `URLProtocol` for tests. Its cookie storage is always
+    ///     removed: the transport never stores or sends a cookie of its own accord.
     public init(configuration: Configuration = Configuration(), sessionConfiguration: URLSessionConfiguration? = nil) {
         self.configuration = configuration
         let sessionConfiguration = sessionConfiguration ?? Self.defaultSessionConfiguration()
+        // No implicit cookie jar, even in a configuration passed in: cookies a session keeps by
+        // itself would reach requests the redirect policy stripped and other clients sharing the
+        // transport, unseen by the cache, deduplication and redaction.
+        sessionConfiguration.httpCookieStorage = nil
+        sessionConfiguration.httpShouldSetCookies = false
+        sessionConfiguration.httpCookieAcceptPolicy = .never
         delegate = SessionDelegate()
         session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: delegate.queue)
     }
@@ -169,6 +176,7 @@ public final class URLSessionTransport: HTTPStreamingTransport {
     private func makeURLRequest(_ request: HTTPRequest) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
+        urlRequest.httpShouldHandleCookies = false
         // Only the setter counts on Linux, and it truncates to whole seconds (below 1 s it fires at
         // once): round up, and leave sub-second precision to the deadline.
         urlRequest.timeoutInterval = max(1, configuration.idleTimeout.timeInterval.rounded(.up))
