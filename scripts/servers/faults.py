@@ -31,12 +31,17 @@ the count. Paths:
   /cross-port         302 to /echo on the second port
   /file-location      302 to file:///etc/passwd
   /sink               counts the request body: {"bytes": N}
+  /cacheable          200, fresh for a minute, varying on Cookie and Authorization
+  /multipart          parses a multipart/form-data body with Python's email parser (which reads
+                      backslash escapes in quoted strings): [{"name", "filename", "content"}]
 """
+import email.policy
 import json
 import socket
 import struct
 import threading
 import time
+from email.parser import BytesParser
 from urllib.parse import parse_qs, urlparse
 
 from common import gzip_bomb, lifetime_parser
@@ -68,6 +73,20 @@ def response(status, body=b"", headers=(), reason="OK"):
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 
+def parse_multipart(content_type, body):
+    """The parts of a multipart/form-data body as Python's email package reads them."""
+    message = BytesParser(policy=email.policy.HTTP).parsebytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode("latin-1") + body)
+    parts = []
+    for part in message.iter_parts():
+        parts.append({
+            "name": part.get_param("name", header="content-disposition"),
+            "filename": part.get_param("filename", header="content-disposition"),
+            "content": part.get_payload(decode=True).decode("utf-8", "replace"),
+        })
+    return parts
+
+
 def handle(connection, port):
     connection.settimeout(60)
     try:
@@ -87,11 +106,18 @@ def handle(connection, port):
                 counts[query["key"]] = counts.get(query["key"], 0) + 1
         body_length = int(headers.get("content-length", "0") or 0)
         received = len(rest)
+        kept = [rest] if url.path == "/multipart" else None
         while received < body_length:
             piece = connection.recv(min(1 << 20, body_length - received))
             if not piece:
                 break
             received += len(piece)
+            if kept is not None and received <= 1 << 20:
+                kept.append(piece)
+        if kept is not None:
+            parts = parse_multipart(headers.get("content-type", ""), b"".join(kept))
+            connection.sendall(response(200, json.dumps(parts).encode(), [("Content-Type", "application/json")]))
+            return
         if url.path == "/close-next":
             # Keep the connection open, then reset it when the next request arrives, unanswered:
             # what a server closing an idle keep-alive connection does when a request crosses the close.
@@ -117,6 +143,9 @@ def serve(connection, path, query, head, received, port):
         send(response(200, b'{"ok": true}', [("Content-Type", "application/json")]))
     elif path == "/echo":
         send(response(200, head, [("Content-Type", "text/plain")]))
+    elif path == "/cacheable":
+        send(response(200, b'{"ok": true}', [("Content-Type", "application/json"), ("Cache-Control", "max-age=60"),
+                                             ("Vary", "Cookie, Authorization")]))
     elif path == "/count":
         with counts_lock:
             value = counts.get(query.get("key", ""), 0)

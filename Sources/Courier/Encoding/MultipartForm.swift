@@ -164,10 +164,12 @@ public struct MultipartForm: Sendable {
     }
 
     /// A name or file name inside quotes, escaped as browsers do (RFC 7578 §4.2): `"`, CR and LF
-    /// percent-encoded, everything else (UTF-8 included) as it is.
+    /// percent-encoded, and `\` too (a parser that reads backslash escapes would otherwise take
+    /// `\"` as a quote inside the string and read what follows as new parameters); everything else
+    /// (UTF-8 included) as it is.
     static func quoted(_ text: String) -> String {
-        text.replacingOccurrences(of: "\"", with: "%22").replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+        text.replacingOccurrences(of: "\\", with: "%5C").replacingOccurrences(of: "\"", with: "%22")
+            .replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
     }
 
     static func size(of url: URL) throws -> Int64 {
