@@ -64,8 +64,10 @@ public final class ImageLoader: Sendable {
     /// - Parameters:
     ///   - client: Sends the downloads (its middlewares apply; its base URL is not used). A client
     ///     over a default ``URLSessionTransport`` unless given.
-    ///   - configuration: Limits and the disk folder.
-    /// - Throws: The file system's error when the folder cannot be created.
+    ///   - configuration: Limits and the disk folder (a per-user caches folder: one that another
+    ///     user owns is refused, one open to others emptied and closed, as for ``ResponseCache``).
+    /// - Throws: The file system's error when the folder cannot be created, or why an existing
+    ///   folder is not trusted.
     public init(
         client: APIClient = APIClient(baseURL: URL(string: "https://images.invalid")!),
         configuration: Configuration = Configuration()

@@ -4,6 +4,12 @@ import CourierTesting
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 private func url(_ name: String) -> URL { URL(string: "https://img.example.com/\(name)")! }
 
 @Suite("Image loader")
@@ -24,6 +30,23 @@ struct ImageLoaderTests {
 
     private func folder() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("courier-images-\(UUID().uuidString)")
+    }
+
+    @Test("a disk folder others may write to is emptied before use; one of another user's is refused")
+    func untrustedFolder() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try await loader(images(), .init(directory: directory)).image(for: url("d4.png"))
+        #expect(chmod(directory.path, 0o777) == 0)
+
+        let transport = images()
+        _ = try await loader(transport, .init(directory: directory)).image(for: url("d4.png"))
+
+        #expect(transport.requests.count == 1, "an image from a folder open to others was trusted")
+        if geteuid() == 0 {
+            #expect(chown(directory.path, 65534, 65534) == 0)
+            #expect(throws: (any Error).self) { try loader(images(), .init(directory: directory)) }
+        }
     }
 
     @Test("memory first: a second load makes no transport call")

@@ -46,14 +46,6 @@ struct FaultRow: Sendable, CustomTestStringConvertible {
     }
 }
 
-/// Keeps every log line.
-private final class LogLines: LogHandler {
-    let minimumLevel = LogLevel.debug
-    private let lines = Locked<[String]>([])
-    func log(_ level: LogLevel, _ message: String) { lines.withLock { $0.append(message) } }
-    var all: [String] { lines.withLock { $0 } }
-}
-
 /// Appends one line per row to the file `COURIER_MATRIX_REPORT` names, for `scripts/reliability`.
 enum MatrixReport {
     private static let lock = NSLock()

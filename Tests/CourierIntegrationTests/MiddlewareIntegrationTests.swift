@@ -20,14 +20,6 @@ private final class RecordingTransport: HTTPTransport {
     var seen: [Int] { statuses.withLock { $0 } }
 }
 
-/// Keeps every log line.
-private final class Lines: LogHandler {
-    let minimumLevel = LogLevel.debug
-    private let lines = Locked<[String]>([])
-    func log(_ level: LogLevel, _ message: String) { lines.withLock { $0.append(message) } }
-    var all: [String] { lines.withLock { $0 } }
-}
-
 /// Starts with a credential httpbin's `/bearer` refuses (no bearer scheme), refreshes to a bearer token.
 private struct WrongSchemeFirst: CredentialProvider {
     func credential() async throws -> Credential { .apiKey("first", header: "X-Api-Key") }
@@ -147,7 +139,7 @@ struct MiddlewareIntegrationTests {
     @Test("debug logs of a request httpbin echoes back never show its secrets", arguments: TransportKind.allCases)
     func redactedEcho(transport kind: TransportKind) async throws {
         let secret = "Int3grationSecret"
-        let lines = Lines()
+        let lines = LogLines()
         let logging = LoggingMiddleware(
             handler: lines, configuration: .init(logsBodies: true, maximumBodyBytes: 100_000))
         let client = APIClient(baseURL: base, transport: kind.make(), middlewares: [logging])

@@ -6,23 +6,44 @@ struct CachedResponse: Sendable, Codable, Equatable {
     var status: Int
     var headers: [[String]]
     var body: Data
+    /// The response's URL when it differs from the request's (after redirects), with its secret
+    /// query values redacted; `nil` when it is the request's own URL, which the request supplies
+    /// again when the entry is served (so no credential in a URL is ever stored).
     var url: URL?
     var storedAt: Date
     var freshUntil: Date
-    /// The values the request had for each header the response's `Vary` names (lowercased).
+    /// A digest of the values the request had for each header the response's `Vary` names
+    /// (lowercased): a `Cookie` or `Authorization` it varies on is never stored in clear.
     var varyValues: [String: String]
 
     init(response: HTTPResponse, request: HTTPRequest, storedAt: Date, freshUntil: Date) {
         status = response.status.code
-        headers = response.headers.map { [$0.name.rawName, $0.value] }
+        // A Set-Cookie is the answer to one exchange, never replayed from a cache.
+        headers = response.headers.filter { $0.name != .setCookie }.map { [$0.name.rawName, $0.value] }
         body = response.body
-        url = response.url
+        if let responseURL = response.url, responseURL != request.url {
+            let redacted = Redaction.redact(responseURL, extraNames: Redaction.lowercased(request.sensitiveQueryItems))
+            url = URL(string: redacted)
+        } else {
+            url = nil
+        }
         self.storedAt = storedAt
         self.freshUntil = freshUntil
         varyValues = [:]
         for name in Self.varyNames(of: response.headers) {
-            varyValues[name] = request.headers.values(for: HTTPHeaders.Name(name)).joined(separator: ", ")
+            varyValues[name] = Self.varyDigest(of: request, name: name)
         }
+    }
+
+    private static func varyDigest(of request: HTTPRequest, name: String) -> String {
+        SHA256.hexDigest(request.headers.values(for: HTTPHeaders.Name(name)).joined(separator: ", "))
+    }
+
+    /// What the entry costs in memory: the body, the head and the URL.
+    var cost: Int {
+        headers.reduce(body.count + (url?.absoluteString.utf8.count ?? 0) + 64) { total, pair in
+            total + pair.reduce(16) { $0 + $1.utf8.count }
+        } + varyValues.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
     }
 
     /// The header names a response's `Vary` lists, lowercased.
@@ -39,9 +60,9 @@ struct CachedResponse: Sendable, Codable, Equatable {
             })
     }
 
-    /// The response as the cache hands it out.
-    var response: HTTPResponse {
-        HTTPResponse(status: HTTPStatus(code: status), headers: httpHeaders, body: body, url: url)
+    /// The response as the cache hands it out to `request`.
+    func response(for request: HTTPRequest) -> HTTPResponse {
+        HTTPResponse(status: HTTPStatus(code: status), headers: httpHeaders, body: body, url: url ?? request.url)
     }
 
     var eTag: String? { httpHeaders[.eTag] }
@@ -51,9 +72,7 @@ struct CachedResponse: Sendable, Codable, Equatable {
 
     /// Whether `request` asks for the same values of the headers this response varies on.
     func matchesVary(of request: HTTPRequest) -> Bool {
-        varyValues.allSatisfy { name, value in
-            request.headers.values(for: HTTPHeaders.Name(name)).joined(separator: ", ") == value
-        }
+        varyValues.allSatisfy { name, digest in Self.varyDigest(of: request, name: name) == digest }
     }
 
     /// The entry after a `304 Not Modified`: the stored body under the 304's updated headers.
@@ -67,8 +86,9 @@ struct CachedResponse: Sendable, Codable, Equatable {
     }
 
     // MARK: On disk: a magic word, the metadata's length, the metadata as JSON, then the body.
+    // The key (URL and credential digest) is kept only as a digest: nothing at rest names a secret.
 
-    private static let magic = Data("CRC1".utf8)
+    private static let magic = Data("CRC2".utf8)
 
     private struct Metadata: Codable {
         var status: Int
@@ -77,15 +97,20 @@ struct CachedResponse: Sendable, Codable, Equatable {
         var storedAt: Date
         var freshUntil: Date
         var varyValues: [String: String]
-        var key: String
+        var keyDigest: String
         var bodyLength: Int
+    }
+
+    /// A digest of the key that is not the file's name (which is the key's plain SHA-256).
+    private static func keyDigest(_ key: String) -> String {
+        SHA256.hexDigest("courier cache entry\n" + key)
     }
 
     /// The entry as bytes for the disk store; the key is kept inside to detect hash collisions.
     func encoded(key: String) -> Data? {
         let metadata = Metadata(
             status: status, headers: headers, url: url, storedAt: storedAt, freshUntil: freshUntil,
-            varyValues: varyValues, key: key, bodyLength: body.count
+            varyValues: varyValues, keyDigest: Self.keyDigest(key), bodyLength: body.count
         )
         guard let json = try? JSONEncoder().encode(metadata) else { return nil }
         var data = Self.magic
@@ -103,7 +128,7 @@ struct CachedResponse: Sendable, Codable, Equatable {
         guard length <= data.count - 8 else { return nil }
         let start = data.startIndex + 8
         guard let metadata = try? JSONDecoder().decode(Metadata.self, from: data[start..<start + length]),
-            metadata.key == key, (100...599).contains(metadata.status),
+            metadata.keyDigest == Self.keyDigest(key), (100...599).contains(metadata.status),
             metadata.bodyLength == data.count - 8 - length
         else { return nil }
         status = metadata.status

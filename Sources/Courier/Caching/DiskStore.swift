@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Bytes kept in files in one folder, under keys that never become paths: each file is named by the
 /// SHA-256 of its key, so no key can escape the folder. Files are readable by their owner only,
 /// written to a temporary file and renamed into place (a crash never leaves half an entry), and
@@ -16,13 +22,45 @@ package final class DiskStore: @unchecked Sendable {
     /// The folder's size as this store knows it, `nil` until first measured.
     private let knownSize = Locked<Int?>(nil)
 
+    /// Why a folder cannot hold a cache.
+    package struct UntrustedFolder: Error, CustomStringConvertible {
+        package let description: String
+    }
+
     /// Opens (creating it if needed, readable by its owner only) the folder.
+    ///
+    /// A folder someone else may have made first is not trusted: one that is a symbolic link or
+    /// not owned by this process's user is refused with ``UntrustedFolder``; one of ours that
+    /// group or others may write to is emptied (its entries may be forged) and closed to them.
     package init(directory: URL, sizeLimit: Int) throws {
         self.directory = directory
         self.sizeLimit = sizeLimit
         try fileManager.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
         )
+        try secureFolder()
+    }
+
+    private func secureFolder() throws {
+        var status = stat()
+        guard lstat(directory.path, &status) == 0 else {
+            throw UntrustedFolder(description: "the cache folder \(directory.path) cannot be examined")
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            throw UntrustedFolder(description: "the cache folder \(directory.path) is not a directory (a link?)")
+        }
+        guard status.st_uid == geteuid() else {
+            throw UntrustedFolder(
+                description: "the cache folder \(directory.path) belongs to another user (uid \(status.st_uid))")
+        }
+        guard status.st_mode & 0o077 != 0 else { return }
+        // Others could have written here: nothing in it can be trusted.
+        guard chmod(directory.path, 0o700) == 0 else {
+            throw UntrustedFolder(
+                description: "the cache folder \(directory.path) is open to others and cannot be closed")
+        }
+        let files = (try? fileManager.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
+        for file in files { try? fileManager.removeItem(at: file) }
     }
 
     /// The file for `key`.

@@ -4,7 +4,8 @@ import Foundation
 /// optionally in a folder on disk that survives the process.
 ///
 /// ```swift
-/// let folder = FileManager.default.temporaryDirectory.appendingPathComponent("api-cache")
+/// let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0]
+/// let folder = caches.appendingPathComponent("com.example.app/api-cache")
 /// let cache = try ResponseCache(configuration: .init(directory: folder))
 /// let client = APIClient(baseURL: api, middlewares: [ResponseCacheMiddleware(cache: cache)])
 /// ```
@@ -50,7 +51,13 @@ public final class ResponseCache: Sendable {
 
     /// Creates a cache, creating its folder if there is one.
     ///
-    /// - Throws: The file system's error when the folder cannot be created.
+    /// Keep the folder in a per-user caches folder, never in a shared temporary directory. A folder
+    /// that already exists is trusted only if this user owns it and nobody else can write to it:
+    /// one open to others is emptied and closed; one owned by another user, or a symbolic link,
+    /// is refused.
+    ///
+    /// - Throws: The file system's error when the folder cannot be created, or an error saying why
+    ///   an existing folder is not trusted.
     public convenience init(configuration: Configuration) throws {
         let disk = try configuration.directory.map {
             try DiskStore(directory: $0, sizeLimit: configuration.diskSizeLimit)
@@ -86,12 +93,12 @@ public final class ResponseCache: Sendable {
             disk.removeData(forKey: key)
             return nil
         }
-        memory.setValue(entry, forKey: key, cost: entry.body.count)
+        memory.setValue(entry, forKey: key, cost: entry.cost)
         return entry
     }
 
     func store(_ entry: CachedResponse, forKey key: String) {
-        memory.setValue(entry, forKey: key, cost: entry.body.count)
+        memory.setValue(entry, forKey: key, cost: entry.cost)
         if let disk, let data = entry.encoded(key: key) { disk.setData(data, forKey: key) }
     }
 

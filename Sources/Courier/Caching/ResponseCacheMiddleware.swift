@@ -71,7 +71,7 @@ public struct ResponseCacheMiddleware: Middleware {
         let key = Self.key(for: request.url, credential: credential)
         let stored = cache.entry(forKey: key).flatMap { $0.matchesVary(of: request) ? $0 : nil }
         if let stored, !directives.noCache, stored.isFresh(at: now()) {
-            return stored.response
+            return stored.response(for: request)
         }
         var conditional = request
         if let stored {
@@ -87,7 +87,7 @@ public struct ResponseCacheMiddleware: Middleware {
             refreshed.storedAt = received
             refreshed.freshUntil = freshness(of: headers, policy: policy, at: received) ?? received
             cache.store(refreshed, forKey: key)
-            return refreshed.response
+            return refreshed.response(for: request)
         }
         store(response, for: request, key: key, policy: policy, at: received)
         return response
@@ -131,7 +131,8 @@ public struct ResponseCacheMiddleware: Middleware {
         return nil
     }
 
-    /// The cache key: the URL, and for authenticated requests a digest of their credentials.
+    /// The cache key: the URL, and for authenticated requests a digest of their credentials. It is
+    /// never stored in clear (see ``CachedResponse``).
     private static func key(for url: URL, credential: String?) -> String {
         "GET \(url.absoluteString)" + (credential.map { " credential:\($0)" } ?? "")
     }
@@ -140,9 +141,12 @@ public struct ResponseCacheMiddleware: Middleware {
     private static func credentialDigest(of request: HTTPRequest) -> String? {
         var secrets = request.headers.filter(\.isSensitive).map { "\($0.name.canonicalName): \($0.value)" }
         let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
-        for item in components?.queryItems ?? [] where Redactor.standard.isSecret(item.name) {
+        let named = Redaction.lowercased(request.sensitiveQueryItems)
+        for item in components?.queryItems ?? []
+        where Redactor.standard.isSecret(item.name) || named.contains(item.name.lowercased()) {
             secrets.append("\(item.name)=\(item.value ?? "")")
         }
+        if let user = components?.user { secrets.append("user=\(user)") }
         if let password = components?.password { secrets.append("password=\(password)") }
         return secrets.isEmpty ? nil : SHA256.hexDigest(secrets.sorted().joined(separator: "\n"))
     }

@@ -24,7 +24,9 @@ extension HTTPRequest {
             // With a body curl would switch to POST; name the method whenever it is not a plain GET.
             parts.append("-X \(Self.shellQuoted(method.rawValue))")
         }
-        parts.append(Self.shellQuoted(redactor.map { $0.redact(url) } ?? url.absoluteString))
+        parts.append(
+            Self.shellQuoted(
+                redactor.map { Redaction.redact(urlOf: self, extraNames: $0.additionalNames) } ?? url.absoluteString))
         let headerLines = redactor.map { $0.redact(headers) } ?? headers.map { "\($0.name.rawName): \($0.value)" }
         parts += headerLines.map { "-H \(Self.shellQuoted($0))" }
         switch body {

@@ -17,6 +17,10 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
     public var timeout: Duration?
     /// What the route declared for the middlewares: authentication, retry and cache policies.
     public var policies: RequestPolicies
+    /// Names of query items that carry a credential whatever they are called (`appid`, `k`):
+    /// redacted wherever Courier prints the request, as names with a secret word always are, and
+    /// counted as credentials by the cache. ``Credential`` adds the name of the item it sets.
+    public var sensitiveQueryItems: Set<String>
 
     /// Creates a request.
     public init(
@@ -25,7 +29,8 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
         headers: HTTPHeaders = [:],
         body: HTTPBody? = nil,
         timeout: Duration? = nil,
-        policies: RequestPolicies = RequestPolicies()
+        policies: RequestPolicies = RequestPolicies(),
+        sensitiveQueryItems: Set<String> = []
     ) {
         self.method = method
         self.url = url
@@ -33,10 +38,11 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
         self.body = body
         self.timeout = timeout
         self.policies = policies
+        self.sensitiveQueryItems = sensitiveQueryItems
     }
 
     /// The method and the URL, secret query values redacted: `GET https://host/path?api_key=REDACTED`.
     public var description: String {
-        "\(method) \(Redaction.redact(url))"
+        "\(method) \(Redaction.redact(url, extraNames: Redaction.lowercased(sensitiveQueryItems)))"
     }
 }

@@ -38,11 +38,24 @@ enum Redaction {
         return words.contains { secretWords.contains($0.lowercased()) }
     }
 
-    /// The URL with its password and the values of secret query items (and of items named in
+    /// The names, lowercased, for `extraNames`.
+    static func lowercased(_ names: Set<String>) -> Set<String> {
+        names.isEmpty ? names : Set(names.map { $0.lowercased() })
+    }
+
+    /// The request's URL, redacted, with its own sensitive query items too.
+    static func redact(urlOf request: HTTPRequest, extraNames: Set<String> = []) -> String {
+        redact(request.url, extraNames: extraNames.union(lowercased(request.sensitiveQueryItems)))
+    }
+
+    /// The URL with its userinfo (a user name alone is often a token), the values of secret query items (and of items named in
     /// `extraNames`, compared without case) replaced by the placeholder.
     static func redact(_ url: URL, extraNames: Set<String> = []) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return "<unparseable URL>"
+        }
+        if components.percentEncodedUser != nil {
+            components.percentEncodedUser = placeholder
         }
         if components.password != nil {
             components.percentEncodedPassword = placeholder
@@ -68,6 +81,7 @@ enum Redaction {
     /// last line of defence for text that quotes the request, such as an underlying error's message.
     static func scrub(_ text: String, secretsOf request: HTTPRequest?, extraNames: Set<String> = []) -> String {
         guard let request else { return text }
+        let extraNames = extraNames.union(lowercased(request.sensitiveQueryItems))
         var secrets: [String] = []
         for field in request.headers where field.isSensitive || extraNames.contains(field.name.canonicalName) {
             secrets.append(field.value)
@@ -75,6 +89,8 @@ enum Redaction {
         }
         if let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) {
             secrets += components.password.map { [$0] } ?? []
+            secrets += components.user.map { [$0] } ?? []
+            secrets += components.percentEncodedUser.map { [$0] } ?? []
             let isSecret = { (name: String) in isSecretName(name) || extraNames.contains(name.lowercased()) }
             for item in components.queryItems ?? [] where isSecret(item.name) {
                 if let value = item.value { secrets.append(value) }

@@ -41,12 +41,41 @@ public struct Redactor: Sendable, Hashable {
         Redaction.redact(url, extraNames: additionalNames)
     }
 
-    /// The header fields as `Name: value` lines, secret values replaced.
+    /// The header fields as `Name: value` lines, secret values replaced; URLs in `Location`,
+    /// `Content-Location` and `Link` have their secret query values and userinfo replaced.
     public func redact(_ headers: HTTPHeaders) -> [String] {
         headers.map { field in
             let hidden = field.isSensitive || additionalNames.contains(field.name.canonicalName)
-            return "\(field.name.rawName): \(hidden ? Self.placeholder : field.value)"
+            let value = hidden ? Self.placeholder : redactURLs(in: field)
+            return "\(field.name.rawName): \(value)"
         }
+    }
+
+    private static let urlValuedHeaders: Set<HTTPHeaders.Name> = [.location, "Content-Location", "Refresh"]
+
+    /// The value with the URLs it carries redacted: the whole value for `Location` and its kin,
+    /// each `<…>` for `Link`.
+    private func redactURLs(in field: HTTPHeaders.Field) -> String {
+        if Self.urlValuedHeaders.contains(field.name) {
+            return redactURLText(field.value)
+        }
+        guard field.name == "Link" else { return field.value }
+        var result = ""
+        var rest = Substring(field.value)
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            result += rest[...open] + redactURLText(String(rest[rest.index(after: open)..<close])) + ">"
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    /// A URL (absolute or relative) as text, redacted; text that is no URL is kept as it is
+    /// unless it has a query or userinfo, which are then hidden whole.
+    private func redactURLText(_ text: String) -> String {
+        guard text.contains("?") || text.contains("@") else { return text }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let url = URL(string: trimmed) { return Redaction.redact(url, extraNames: additionalNames) }
+        return Self.placeholder
     }
 
     /// The text with every secret value `request` carries replaced: for text that may quote the
@@ -68,6 +97,8 @@ public struct Redactor: Sendable, Hashable {
         var shown: String
         if type.contains("x-www-form-urlencoded") {
             shown = redactForm(text)
+        } else if type.contains("multipart/form-data"), let boundary = Self.boundary(of: contentType ?? "") {
+            shown = redactMultipart(text, boundary: boundary)
         } else if type.contains("json") || text.first == "{" || text.first == "[" {
             shown = redactJSON(body) ?? text
         } else {
@@ -90,6 +121,47 @@ public struct Redactor: Sendable, Hashable {
         .joined(separator: "&")
     }
 
+    /// Each part named like a secret has its content replaced (the part's headers stay).
+    private func redactMultipart(_ text: String, boundary: String) -> String {
+        let delimiter = "--" + boundary
+        let parts = text.components(separatedBy: delimiter)
+        return parts.enumerated().map { index, part in
+            guard index > 0, let headEnd = part.range(of: "\r\n\r\n") else { return part }
+            let head = part[..<headEnd.lowerBound]
+            guard let name = Self.dispositionName(in: head), isSecret(name) else { return part }
+            return head + "\r\n\r\n" + Self.placeholder + "\r\n"
+        }
+        .joined(separator: delimiter)
+    }
+
+    /// The `name` of a part's `Content-Disposition` (not its `filename`), percent-decoded.
+    private static func dispositionName(in head: Substring) -> String? {
+        var searchFrom = head.startIndex
+        while let found = head.range(of: "name=\"", range: searchFrom..<head.endIndex) {
+            searchFrom = found.upperBound
+            if found.lowerBound > head.startIndex, head[head.index(before: found.lowerBound)].isLetter { continue }
+            let rest = head[found.upperBound...]
+            guard let end = rest.firstIndex(of: "\"") else { return nil }
+            let name = String(rest[..<end])
+            return name.removingPercentEncoding ?? name
+        }
+        return nil
+    }
+
+    /// The `boundary` parameter of a multipart media type, quotes removed.
+    private static func boundary(of contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else {
+                continue
+            }
+            let value = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                in: CharacterSet(charactersIn: "\""))
+            return value.isEmpty ? nil : value
+        }
+        return nil
+    }
+
     private func redactJSON(_ body: Data) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
             return nil
@@ -107,7 +179,8 @@ public struct Redactor: Sendable, Hashable {
         if let object = value as? [String: Any] {
             var result: [String: Any] = [:]
             for (key, item) in object {
-                result[key] = isSecret(key) && !(item is [String: Any]) ? Self.placeholder : redactJSONValue(item)
+                // A secret name hides all it holds, an object or array included.
+                result[key] = isSecret(key) ? Self.placeholder : redactJSONValue(item)
             }
             return result
         }

@@ -7,7 +7,7 @@ extension APIError {
     /// - `GET https://itunes.apple.com/search?term=x: decoding SearchPage failed at results[3].trackPrice: expected Double, found a string`
     /// - `GET http://127.0.0.1:8080/delay/5 failed (deadlineExceeded): no complete response within 0.5 seconds`
     public var description: String {
-        let target = request.map { "\($0.method) \(Redaction.redact($0.url))" }
+        let target = request.map { "\($0.method) \(Redaction.redact(urlOf: $0))" }
         let sentence: String
         switch kind {
         case .unacceptableStatus(let status):

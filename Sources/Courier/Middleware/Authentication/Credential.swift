@@ -9,8 +9,9 @@ import Foundation
 /// Credential.basic(username: "ada", password: "lovelace")    // Authorization: Basic …
 /// ```
 ///
-/// Headers a credential sets are marked sensitive, and query items it sets are redacted in logs,
-/// cURL renderings and error descriptions.
+/// Headers a credential sets are marked sensitive, and query items it sets are named in
+/// ``HTTPRequest/sensitiveQueryItems``, whatever their name: both are redacted in logs, cURL
+/// renderings and error descriptions, and count as credentials for the cache.
 public struct Credential: Sendable, Hashable {
     /// Where the secret goes in a request.
     public enum Placement: Sendable, Hashable {
@@ -69,6 +70,7 @@ public struct Credential: Sendable, Hashable {
             request.headers.set(name, scheme.map { "\($0) \(secret)" } ?? secret, isSensitive: true)
         case .query(let name):
             request.url = Self.url(request.url, setting: name, to: secret)
+            request.sensitiveQueryItems.insert(name)
         }
         return request
     }

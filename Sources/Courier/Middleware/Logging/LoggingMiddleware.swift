@@ -51,7 +51,7 @@ public struct LoggingMiddleware: Middleware {
     ) async throws -> HTTPResponse {
         guard let handler else { return try await next(request) }
         let redactor = configuration.redactor
-        let target = "\(request.method) \(redactor.redact(request.url))"
+        let target = "\(request.method) \(Redaction.redact(urlOf: request, extraNames: redactor.additionalNames))"
         let detailed = handler.minimumLevel <= .debug
         if detailed {
             logDetails(
