@@ -27,6 +27,8 @@ public struct APIClient: HTTPClient {
     public let headers: HTTPHeaders
     /// `baseURL`, taken apart once.
     let base: BaseURL
+    /// This client's identity for middlewares shared between clients.
+    let scope = ClientScope()
 
     /// The headers sent by default: `Accept: application/json` and a `User-Agent` naming Courier.
     public static let defaultHeaders: HTTPHeaders = [
@@ -132,6 +134,6 @@ public struct APIClient: HTTPClient {
                 try await MiddlewareCall.intercept(request, with: middleware, next: inner)
             }
         }
-        return try await next(request)
+        return try await ClientScope.$current.withValue(scope) { try await next(request) }
     }
 }

@@ -11,18 +11,24 @@ import Foundation
 /// one retry loop, one credential refresh, one exchange. The middlewares after it then see a
 /// single call, and a retry budget counts one failure, not a hundred.
 ///
-/// Requests are identical when their method, URL and every header (credentials included, so two
-/// users never share a response) are the same, apart from the names in ``ignoredHeaders``. Each
+/// Requests are identical when they come through the same client, with the same method, URL,
+/// policies (an unauthenticated route never shares an authenticated one's response) and every
+/// header (credentials included), apart from the names in ``ignoredHeaders``. Placed before the
+/// authentication middleware, it cannot see the credential that will be added, so a middleware
+/// shared by two clients never merges their requests: two users never share a response. Each
 /// caller may cancel on its own and gets `CancellationError` at once; the shared exchange is
 /// cancelled only when its last caller leaves. Callers that joined another's exchange see
 /// ``APIResponse/attempts`` of zero. Requests with a body, and downloads streamed to disk, are never
 /// shared.
 public struct DeduplicationMiddleware: Middleware {
     private struct Key: Hashable, Sendable {
+        let client: ObjectIdentifier?
         let method: HTTPMethod
         let url: String
         let headers: [String]
         let timeout: Duration?
+        let policies: RequestPolicies
+        let sensitiveQueryItems: Set<String>
     }
 
     /// Headers that do not make two requests different, such as a per-request ID.
@@ -47,7 +53,9 @@ public struct DeduplicationMiddleware: Middleware {
             .map { "\($0.name.canonicalName): \($0.value)" }
             .sorted()
         let key = Key(
-            method: request.method, url: request.url.absoluteString, headers: headers, timeout: request.timeout)
+            client: ClientScope.current?.identity, method: request.method, url: request.url.absoluteString,
+            headers: headers, timeout: request.timeout, policies: request.policies,
+            sensitiveQueryItems: request.sensitiveQueryItems)
         return try await inFlight.value(for: key) { try await next(request) }
     }
 }

@@ -19,6 +19,88 @@ struct DeduplicationMiddlewareTests {
         #expect(transport.requests.count == 1)
     }
 
+    /// Answers each request, after a delay that makes concurrent calls overlap, with the values of
+    /// the headers that may change a response.
+    private func echoingTransport() -> StubTransport {
+        StubTransport().on(.get, "*") { request in
+            let names: [HTTPHeaders.Name] = [.authorization, "Range", .accept, "Accept-Language", "X-Request-ID"]
+            let echoed = names.map { "\($0.rawName)=\(request.headers[$0] ?? "-")" }.joined(separator: " ")
+            return .text(echoed).delayed(by: .milliseconds(150))
+        }
+    }
+
+    @Test("one middleware shared by two clients with different tokens never gives one user the other's response")
+    func twoUsers() async throws {
+        let transport = echoingTransport()
+        let shared = DeduplicationMiddleware()
+        let ada = APIClient(
+            baseURL: baseURL, transport: transport,
+            middlewares: [shared, AuthMiddleware(credential: .bearer("ada-token"))])
+        let bob = APIClient(
+            baseURL: baseURL, transport: transport,
+            middlewares: [shared, AuthMiddleware(credential: .bearer("bob-token"))])
+
+        async let adas = ada.send(.get("me", as: String.self))
+        async let bobs = bob.send(.get("me", as: String.self))
+        let (forAda, forBob) = try await (adas, bobs)
+
+        #expect(forAda.contains("Bearer ada-token"))
+        #expect(forBob.contains("Bearer bob-token"))
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test("in one client, an unauthenticated route never receives an authenticated route's response")
+    func unauthenticatedRoute() async throws {
+        let transport = echoingTransport()
+        let client = APIClient(
+            baseURL: baseURL, transport: transport,
+            middlewares: [DeduplicationMiddleware(), AuthMiddleware(credential: .bearer("secret-token"))])
+
+        async let authenticated = client.send(.get("me", as: String.self))
+        async let anonymous = client.send(.get("me", as: String.self).policies(requiresAuthentication: false))
+        let (withToken, without) = try await (authenticated, anonymous)
+
+        #expect(withToken.contains("Bearer secret-token"))
+        #expect(without.contains("Authorization=-"), "\(without)")
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test(
+        "GETs differing only in Range, Accept or Accept-Language are separate exchanges, each with its own answer",
+        arguments: [
+            ("Range", "bytes=0-9", "bytes=10-19"), ("Accept", "text/csv", "application/json"),
+            ("Accept-Language", "fr", "de"),
+        ] as [(String, String, String)])
+    func ordinaryHeadersSplit(name: String, first: String, second: String) async throws {
+        let transport = echoingTransport()
+        let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [DeduplicationMiddleware()])
+        let header = HTTPHeaders.Name(name)
+
+        async let one = client.send(Request<String>(path: "report", headers: [header: first], as: String.self))
+        async let two = client.send(Request<String>(path: "report", headers: [header: second], as: String.self))
+        let (forOne, forTwo) = try await (one, two)
+
+        #expect(forOne.contains("\(name)=\(first)"), "\(forOne)")
+        #expect(forTwo.contains("\(name)=\(second)"), "\(forTwo)")
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test("a header the key is told to ignore does not split identical requests")
+    func ignoredHeader() async throws {
+        let transport = echoingTransport()
+        let client = APIClient(
+            baseURL: baseURL, transport: transport,
+            middlewares: [DeduplicationMiddleware(ignoredHeaders: ["X-Request-ID"])]
+        )
+
+        async let one = client.send(Request<String>(path: "report", headers: ["X-Request-ID": "1"], as: String.self))
+        async let two = client.send(Request<String>(path: "report", headers: ["X-Request-ID": "2"], as: String.self))
+        let (forOne, forTwo) = try await (one, two)
+
+        #expect(forOne == forTwo)
+        #expect(transport.requests.count == 1)
+    }
+
     @Test("cancelling 99 of 100 callers leaves the last one's exchange running to completion")
     func cancelAllButOne() async throws {
         let transport = StubTransport().on(.get, "*", .text("survivor").delayed(by: .milliseconds(300)))
