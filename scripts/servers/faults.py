@@ -32,6 +32,7 @@ the count. Paths:
   /file-location      302 to file:///etc/passwd
   /sink               counts the request body: {"bytes": N}
   /cacheable          200, fresh for a minute, varying on Cookie and Authorization
+  /linked-page        200 [1], with Link: rel="next" to /echo on the second port (same host)
   /multipart          parses a multipart/form-data body with Python's email parser (which reads
                       backslash escapes in quoted strings): [{"name", "filename", "content"}]
 """
@@ -143,6 +144,11 @@ def serve(connection, path, query, head, received, port):
         send(response(200, b'{"ok": true}', [("Content-Type", "application/json")]))
     elif path == "/echo":
         send(response(200, head, [("Content-Type", "text/plain")]))
+    elif path == "/linked-page":
+        other = ports[1] if port == ports[0] else ports[0]
+        key = query.get("key", "")
+        link = f'<http://127.0.0.1:{other}/echo?key={key}>; rel="next"'
+        send(response(200, b"[1]", [("Content-Type", "application/json"), ("Link", link)]))
     elif path == "/cacheable":
         send(response(200, b'{"ok": true}', [("Content-Type", "application/json"), ("Cache-Control", "max-age=60"),
                                              ("Vary", "Cookie, Authorization")]))

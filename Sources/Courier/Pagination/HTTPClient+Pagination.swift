@@ -61,20 +61,24 @@ extension HTTPClient {
     /// let pages = client.pages(from: Events(after: nil), nextCursor: { $0.next }, endpoint: { Events(after: $0) })
     /// ```
     ///
-    /// A cursor the server has already given once ends the sequence with an ``APIError`` of kind
-    /// ``APIError/Kind/decoding`` instead of looping.
+    /// A cursor the server has already given once ends the sequence, after the page that gave it,
+    /// with an ``APIError`` of kind ``APIError/Kind/decoding`` instead of looping.
     public func pages<E: Endpoint, Cursor: Hashable & Sendable>(
         from first: E,
         nextCursor: @escaping @Sendable (E.Response) -> Cursor?,
         endpoint: @escaping @Sendable (Cursor) -> E
     ) -> PageSequence<E.Response> {
-        PageSequence(first: CursorState<Cursor>(cursor: nil, seen: [])) { state in
+        PageSequence(first: PageStep.fetch(CursorState<Cursor>(cursor: nil, seen: []))) { step in
+            let state = try step.proceed()
             let page = try await send(state.cursor.map(endpoint) ?? first)
             guard let next = nextCursor(page) else { return (page, nil) }
             guard !state.seen.contains(next) else {
-                throw APIError(.decoding, message: "the server gave the cursor \"\(next)\" a second time")
+                // This page is good: hand it out, and refuse only the step after it.
+                return (
+                    page, .refused(APIError(.decoding, message: "the server gave the cursor \"\(next)\" a second time"))
+                )
             }
-            return (page, CursorState(cursor: next, seen: state.seen.union([next])))
+            return (page, .fetch(CursorState(cursor: next, seen: state.seen.union([next]))))
         }
     }
 }
@@ -83,6 +87,21 @@ extension HTTPClient {
 private struct CursorState<Cursor: Hashable & Sendable>: Sendable {
     let cursor: Cursor?
     let seen: Set<Cursor>
+}
+
+/// What comes after a page: a fetch, or a step refused (a link off the origin, a repeated cursor)
+/// that fails only when the caller asks for the page after the last good one.
+enum PageStep<Cursor: Sendable>: Sendable {
+    case fetch(Cursor)
+    case refused(APIError)
+
+    /// The cursor to fetch with, or the refusal thrown.
+    func proceed() throws(APIError) -> Cursor {
+        switch self {
+        case .fetch(let cursor): return cursor
+        case .refused(let error): throw error
+        }
+    }
 }
 
 extension APIClient {
@@ -94,24 +113,27 @@ extension APIClient {
     /// ```
     ///
     /// Each next URL is requested as the first request was (method, headers, decoding), with the
-    /// URL replaced. A next URL on another host ends the sequence with an ``APIError`` of kind
+    /// URL replaced. A next URL on another origin (scheme, host or port, the rule redirects follow)
+    /// ends the sequence, after the page that named it, with an ``APIError`` of kind
     /// ``APIError/Kind/invalidRequest``: credentials are never sent where a header points.
     public func pages<Value: Sendable>(following first: Request<Value>) -> PageSequence<Value> {
-        PageSequence(first: first) { request in
+        PageSequence(first: PageStep.fetch(first)) { step in
+            let request = try step.proceed()
             let result = try await response(for: request)
             guard let next = result.response.links["next"] else { return (result.value, nil) }
             let origin = request.baseURL ?? baseURL
-            guard next.host?.lowercased() == origin.host?.lowercased(), next.scheme == origin.scheme else {
-                throw APIError(
-                    .invalidRequest, message: "the next page's link leaves \(origin.host ?? "the API")",
+            guard Origin(next) == Origin(origin) else {
+                let refusal = APIError(
+                    .invalidRequest, message: "the next page's link leaves \(Origin(origin))",
                     request: result.request, response: result.response
                 )
+                return (result.value, .refused(refusal))
             }
             var following = request
             following.baseURL = next
             following.path = ""
             following.query = []
-            return (result.value, following)
+            return (result.value, .fetch(following))
         }
     }
 }

@@ -97,7 +97,7 @@ public struct RedirectPolicy: Sendable, Hashable {
 }
 
 /// Scheme, host and port: what decides whether a redirect leaves the request's origin.
-struct Origin: Equatable {
+struct Origin: Equatable, CustomStringConvertible {
     let scheme: String
     let host: String
     let port: Int
@@ -107,4 +107,7 @@ struct Origin: Equatable {
         host = url.host?.lowercased() ?? ""
         port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
     }
+
+    /// `scheme://host:port`.
+    var description: String { "\(scheme)://\(host):\(port)" }
 }

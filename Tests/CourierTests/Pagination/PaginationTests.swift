@@ -152,10 +152,67 @@ struct PaginationTests {
                 }
             })
 
-        #expect(items == [1, 2, 3])
+        // Page 3 was good: it is handed out before its link to another host is refused.
+        #expect(items == [1, 2, 3, 4])
         #expect(error.kind == .invalidRequest)
         #expect(transport.requests.map(\.url.absoluteString).last == "https://api.example.com/v1/issues?page=3")
         #expect(!transport.requests.contains { $0.url.host == "evil.example" })
+    }
+
+    @Test("a cursor cycle start → a → b → a yields start, a and b, then stops with a typed error")
+    func cursorCycle() async throws {
+        let next = ["start": "a", "a": "b", "b": "a"]
+        let transport = StubTransport().on(.get, "*") { request in
+            let cursor = request.url.query?.replacingOccurrences(of: "cursor=", with: "") ?? "start"
+            return .json(Numbers(items: [cursor.count], next: next[cursor]))
+        }
+        let pages = APIClient(baseURL: baseURL, transport: transport).pages(
+            from: Request.get("cursor", as: Numbers.self), nextCursor: { $0.next },
+            endpoint: { cursor in Request.get("cursor", query: ["cursor": cursor], as: Numbers.self) }
+        )
+
+        var seen: [String?] = []
+        let error = await #expect(throws: APIError.self) {
+            for try await page in pages.limited(toPages: 10) { seen.append(page.next) }
+        }
+
+        #expect(seen == ["a", "b", "a"])
+        #expect(error?.kind == .decoding)
+        #expect(transport.requests.count == 3)
+    }
+
+    @Test("limited to one page, a page whose next link is refused is yielded and the sequence ends cleanly")
+    func refusedLinkAfterLastWantedPage() async throws {
+        let transport = StubTransport().on(
+            .get, "*", .json(Numbers(items: [1]), headers: [.link: #"<https://evil.example/x>; rel="next""#]))
+        let client = APIClient(baseURL: baseURL, transport: transport)
+
+        var pages: [Numbers] = []
+        for try await page in client.pages(following: Request.get("issues", as: Numbers.self)).limited(toPages: 1) {
+            pages.append(page)
+        }
+
+        #expect(pages == [Numbers(items: [1])])
+    }
+
+    @Test("a Link to another port of the same host is refused like another host")
+    func linkToAnotherPort() async throws {
+        let transport = StubTransport().on(
+            .get, "*",
+            .json(
+                Numbers(items: [1]), headers: [.link: #"<https://api.example.com:8443/v1/issues?page=2>; rel="next""#]))
+        let client = APIClient(baseURL: baseURL, transport: transport)
+
+        var items: [Int] = []
+        let error = await #expect(throws: APIError.self) {
+            for try await page in client.pages(following: Request.get("issues", as: Numbers.self)).limited(toPages: 5) {
+                items += page.items
+            }
+        }
+
+        #expect(items == [1])
+        #expect(error?.kind == .invalidRequest)
+        #expect(transport.requests.count == 1)
     }
 
     @Test("Link header parsing: several links, several relations, quoted commas, relative references")
