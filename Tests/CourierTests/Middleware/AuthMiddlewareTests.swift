@@ -201,6 +201,90 @@ struct AuthMiddlewareTests {
         #expect(tokens.refreshes.count == 1)
     }
 
+    @Test("an instantly failing refresh is asked once for 20 concurrent 401s and not again during its cooldown")
+    func failedRefreshRemembered() async throws {
+        let tokens = CountingTokens(failure: IdentityServerDown(), delay: .zero)
+        let transport = server(accepting: "never", delay: .milliseconds(5))
+        let clock = ManualClock()
+        let client = APIClient(
+            baseURL: baseURL, transport: transport,
+            middlewares: [
+                AuthMiddleware(
+                    provider: tokens,
+                    configuration: .init(refreshFailureCooldown: .seconds(5), now: { clock.now }))
+            ])
+
+        let kinds = await withTaskGroup(of: APIError.Kind?.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    await #expect(throws: APIError.self) { try await client.send(.get("me", as: Profile.self)) }?.kind
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        for _ in 0..<10 {
+            _ = try? await client.send(.get("me", as: Profile.self))
+        }
+
+        #expect(kinds.allSatisfy { $0 == .authentication(.refreshFailed) })
+        #expect(tokens.refreshes.count == 1)
+
+        clock.advance(by: .seconds(6))
+        _ = try? await client.send(.get("me", as: Profile.self))
+        #expect(tokens.refreshes.count == 2, "after the cooldown the provider is asked again")
+    }
+
+    @Test("failed refreshes count toward the refresh limit")
+    func failuresCountTowardLimit() async throws {
+        let tokens = CountingTokens(failure: IdentityServerDown(), delay: .zero)
+        let clock = ManualClock()
+        let client = APIClient(
+            baseURL: baseURL, transport: server(accepting: "never", delay: .zero),
+            middlewares: [
+                AuthMiddleware(
+                    provider: tokens,
+                    configuration: .init(
+                        maximumRefreshesPerWindow: 2, refreshWindow: .seconds(60), refreshFailureCooldown: .seconds(1),
+                        now: { clock.now }))
+            ])
+
+        var kinds: [APIError.Kind?] = []
+        for _ in 0..<3 {
+            kinds.append(
+                await #expect(throws: APIError.self) { try await client.send(.get("me", as: Profile.self)) }?.kind)
+            clock.advance(by: .seconds(2))
+        }
+
+        #expect(
+            kinds == [
+                .authentication(.refreshFailed), .authentication(.refreshFailed),
+                .authentication(.refreshLimitExceeded),
+            ])
+        #expect(tokens.refreshes.count == 2)
+    }
+
+    @Test(
+        "a refresh whose only waiter is cancelled still completes; the next request uses its token, no second refresh")
+    func refreshOutlivesItsLastWaiter() async throws {
+        let tokens = CountingTokens(delay: .milliseconds(200))
+        let transport = server(accepting: "new-1", delay: .milliseconds(5))
+        let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [AuthMiddleware(provider: tokens)])
+
+        let only = Task { try await client.send(.get("me", as: Profile.self)) }
+        try await Task.sleep(for: .milliseconds(80))
+        #expect(tokens.refreshes.count == 1, "the refresh should be running")
+        only.cancel()
+        await #expect(throws: CancellationError.self) { try await only.value }
+        try await Task.sleep(for: .milliseconds(300))
+
+        let profile = try await client.send(.get("me", as: Profile.self))
+
+        #expect(profile == Profile(name: "ada"))
+        #expect(tokens.refreshes.count == 1)
+        #expect(transport.requests.last?.headers[.authorization] == "Bearer new-1")
+        #expect(transport.requests.count == 2, "the next request went out with the new token at once")
+    }
+
     @Test("credentials go where they belong, marked sensitive")
     func placements() throws {
         let request = HTTPRequest(url: URL(string: "https://api.example.com/3/movie?api_key=stale&page=2")!)

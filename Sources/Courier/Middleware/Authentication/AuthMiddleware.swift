@@ -13,9 +13,10 @@ import Foundation
 /// However many requests are rejected at once, one refresh runs and every one of them continues
 /// with its result; a request rejected with a credential that has since been replaced is replayed
 /// with the new one without another refresh. A failed refresh reaches every waiting request as
-/// ``APIError/Kind/authentication(_:)`` with ``AuthenticationFailure/refreshFailed``, and too many
-/// refreshes in a short window stop with ``AuthenticationFailure/refreshLimitExceeded`` instead of
-/// looping. Routes whose ``Route/requiresAuthentication`` is `false` pass through untouched.
+/// ``APIError/Kind/authentication(_:)`` with ``AuthenticationFailure/refreshFailed``, and is
+/// remembered for ``Configuration/refreshFailureCooldown``: requests rejected meanwhile fail the same
+/// way without asking the provider again. Too many refreshes (failed ones included) in a short
+/// window stop with ``AuthenticationFailure/refreshLimitExceeded`` instead of looping. Routes whose ``Route/requiresAuthentication`` is `false` pass through untouched.
 public struct AuthMiddleware: Middleware {
     /// How the middleware decides when to refresh.
     public struct Configuration: Sendable {
@@ -23,8 +24,12 @@ public struct AuthMiddleware: Middleware {
         public var refreshMargin: Duration
         /// At most this many refreshes within ``refreshWindow``; one more fails the request.
         public var maximumRefreshesPerWindow: Int
-        /// The window ``maximumRefreshesPerWindow`` counts over.
+        /// The window ``maximumRefreshesPerWindow`` counts over. Failed refreshes count too.
         public var refreshWindow: Duration
+        /// How long a failed refresh is remembered: meanwhile every request rejected with the same
+        /// credential fails at once with that failure, so a failing identity provider is not asked
+        /// again by each request. 5 seconds by default; zero asks again every time.
+        public var refreshFailureCooldown: Duration
         /// Whether a response means the credential was rejected: a 401 by default.
         public var isRejection: @Sendable (HTTPResponse) -> Bool
         /// The current time; injectable for tests.
@@ -35,12 +40,14 @@ public struct AuthMiddleware: Middleware {
             refreshMargin: Duration = .seconds(30),
             maximumRefreshesPerWindow: Int = 3,
             refreshWindow: Duration = .seconds(30),
+            refreshFailureCooldown: Duration = .seconds(5),
             isRejection: @escaping @Sendable (HTTPResponse) -> Bool = { $0.status == .unauthorized },
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
             self.refreshMargin = refreshMargin
             self.maximumRefreshesPerWindow = maximumRefreshesPerWindow
             self.refreshWindow = refreshWindow
+            self.refreshFailureCooldown = refreshFailureCooldown
             self.isRejection = isRejection
             self.now = now
         }

@@ -15,8 +15,10 @@ final class CredentialStore: @unchecked Sendable {
         var current: Credential?
         /// The load or refresh in flight, with the credential it replaces (`nil` for the first load).
         var fetch: (replacing: Credential?, work: SharedWork<Credential?>)?
-        /// When the provider last handed out refreshed credentials, within the window.
+        /// When the provider last refreshed (or failed to), within the window.
         var refreshTimes: [Date] = []
+        /// The last failed refresh: the credential it was to replace, when, and the failure.
+        var lastFailure: (replacing: Credential, at: Date, error: APIError)?
     }
 
     private let provider: any CredentialProvider
@@ -60,8 +62,13 @@ final class CredentialStore: @unchecked Sendable {
             if let fetch = state.fetch, fetch.replacing == old, let member = fetch.work.enroll() {
                 return .success((fetch.work, member))
             }
-            if old != nil {
+            if let old {
                 let now = settings.now()
+                if let failure = state.lastFailure, failure.replacing == old,
+                    now.timeIntervalSince(failure.at) < settings.refreshFailureCooldown.timeInterval
+                {
+                    return .failure(failure.error.attaching(request: request))
+                }
                 state.refreshTimes.removeAll { now.timeIntervalSince($0) > settings.refreshWindow.timeInterval }
                 guard state.refreshTimes.count < settings.maximumRefreshesPerWindow else {
                     return .failure(refreshLimitError(request))
@@ -93,13 +100,22 @@ final class CredentialStore: @unchecked Sendable {
                 fetched = try await provider.credential()
             }
         } catch {
-            state.withLock { $0.fetch = nil }
             let failure: AuthenticationFailure = old == nil ? .credentialUnavailable : .refreshFailed
             let verb = old == nil ? "get" : "refresh"
-            throw APIError(
+            let apiError = APIError(
                 .authentication(failure), message: "the credential provider failed to \(verb) the credential: \(error)",
                 underlyingError: error
             )
+            let now = settings.now()
+            state.withLock { state in
+                state.fetch = nil
+                if let old {
+                    // A failure counts toward the limit, and answers the next requests for a while.
+                    state.refreshTimes.append(now)
+                    state.lastFailure = (old, now, apiError)
+                }
+            }
+            throw apiError
         }
         let now = settings.now()
         state.withLock { state in
