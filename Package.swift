@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(name: "CourierLoad", dependencies: ["Courier"]),
         .executableTarget(name: "CourierBench", dependencies: ["Courier", "CourierTesting", "CourierImages"]),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
-        .testTarget(name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting"]),
+        .testTarget(name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting", "CourierImages"]),
         .testTarget(name: "CourierImagesTests", dependencies: ["Courier", "CourierTesting", "CourierImages"]),
         .testTarget(
             name: "ExampleTests",

@@ -1,14 +1,19 @@
 import Courier
 import Foundation
 
-/// Collects an image body in memory up to the loader's size limit, reporting progress.
+/// Collects an image body in memory up to the loader's size limit, reporting progress; keeps at
+/// most ``errorBodyLimit`` bytes of an error status's body (an error page is never an image, and a
+/// hostile server could otherwise send 100 MiB of it).
 ///
 /// `@unchecked Sendable`: `state` is only touched under its lock; the transport never calls one
 /// exchange's consumer concurrently.
 final class ImageBodyCollector: ResponseBodyConsumer, @unchecked Sendable {
     private let limit: Int
     private let onProgress: @Sendable (DownloadProgress) -> Void
-    private let state = Locked((body: Data(), expected: Int64?.none))
+    private let state = Locked((body: Data(), expected: Int64?.none, errorHead: HTTPResponse?.none))
+
+    /// The most bytes of a non-2xx body kept for the error.
+    static let errorBodyLimit = 64 * 1024
 
     init(limit: Int, onProgress: @escaping @Sendable (DownloadProgress) -> Void) {
         self.limit = limit
@@ -17,22 +22,53 @@ final class ImageBodyCollector: ResponseBodyConsumer, @unchecked Sendable {
 
     var body: Data { state.withLock { $0.body } }
 
+    /// The body kept of an error status: its first ``errorBodyLimit`` bytes.
+    var errorBody: Data { state.withLock { $0.errorHead != nil ? $0.body : Data() } }
+
     func responseHeadArrived(_ head: HTTPResponse) throws -> Bool {
-        guard (200..<300).contains(head.status.code) else { return false }
+        guard (200..<300).contains(head.status.code) else {
+            if let announced = head.headers[.contentLength].flatMap(Int.init), announced > Self.errorBodyLimit {
+                // Not worth a byte more: the status says enough.
+                throw cutError(head)
+            }
+            state.withLock { $0 = (Data(), nil, head) }
+            return true
+        }
         let expected = head.headers[.contentLength].flatMap { Int64($0) }
         if let expected, expected > Int64(limit) { throw tooLarge(head) }
-        state.withLock { $0 = (Data(), expected) }
+        state.withLock { $0 = (Data(), expected, nil) }
         onProgress(DownloadProgress(bytesReceived: 0, bytesExpected: expected))
         return true
     }
 
     func receive(_ piece: Data) throws {
+        let cut = state.withLock { state -> HTTPResponse?? in
+            guard var head = state.errorHead else { return .none }
+            state.body.append(piece.prefix(max(0, Self.errorBodyLimit - state.body.count)))
+            guard state.body.count >= Self.errorBodyLimit else { return .some(nil) }
+            head.body = state.body
+            return .some(head)
+        }
+        if case .some(let errorResponse) = cut {
+            // Past the cap the rest is not read: the status says enough.
+            if let errorResponse { throw cutError(errorResponse) }
+            return
+        }
         let progress = try state.withLock { state -> DownloadProgress in
             guard state.body.count + piece.count <= limit else { throw tooLarge(nil) }
             state.body.append(piece)
             return DownloadProgress(bytesReceived: Int64(state.body.count), bytesExpected: state.expected)
         }
         onProgress(progress)
+    }
+
+    /// The error of an error status whose body is over ``errorBodyLimit``: `response` carries what
+    /// was kept of it.
+    private func cutError(_ response: HTTPResponse) -> APIError {
+        APIError(
+            .unacceptableStatus(response.status),
+            message: "the server answered \(response.status) with an error body over \(Self.errorBodyLimit) bytes",
+            response: response)
     }
 
     private func tooLarge(_ head: HTTPResponse?) -> APIError {

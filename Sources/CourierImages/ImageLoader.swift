@@ -57,6 +57,7 @@ public final class ImageLoader: Sendable {
     private let downloads = Coalescer<URL, ImageData>()
     private let slots: DownloadSlots
     /// Progress callbacks of the callers waiting for each URL, and the next callback's id.
+    private let progressQueue = DispatchQueue(label: "Courier.ImageLoader.progress")
     private let observers = Locked((byURL: [URL: [UInt64: @Sendable (DownloadProgress) -> Void]](), nextID: UInt64(0)))
 
     /// Creates a loader.
@@ -138,8 +139,20 @@ public final class ImageLoader: Sendable {
         }
         let request = Request(path: "", headers: [.accept: "image/*"], baseURL: url, as: Data.self)
             .policies(requiresAuthentication: false)
-        let response = try await BodyStreaming.$consumer.withValue(collector) {
-            try await client.response(for: request)
+        let response: APIResponse<Data>
+        do {
+            response = try await BodyStreaming.$consumer.withValue(collector) {
+                try await client.response(for: request)
+            }
+        } catch let error as APIError {
+            // An error status's body was streamed to the collector, capped: attach what it kept.
+            guard case .unacceptableStatus = error.kind, var errorResponse = error.response,
+                errorResponse.body.isEmpty
+            else { throw error }
+            errorResponse.body = collector.errorBody
+            throw APIError(
+                error.kind, message: error.message, request: error.request, response: errorResponse,
+                underlyingError: error.underlyingError)
         }
         let body = response.response.body.isEmpty ? collector.body : response.response.body
         do {
@@ -167,8 +180,14 @@ public final class ImageLoader: Sendable {
         }
     }
 
+    /// Hands the progress to the callers' callbacks on the loader's own queue, in order: the
+    /// collector runs on the transport's thread (CurlTransport's event loop), where a slow
+    /// callback would hold up every other transfer.
     private func report(_ progress: DownloadProgress, for url: URL) {
         let callbacks = observers.withLock { Array(($0.byURL[url] ?? [:]).values) }
-        for callback in callbacks { callback(progress) }
+        guard !callbacks.isEmpty else { return }
+        progressQueue.async {
+            for callback in callbacks { callback(progress) }
+        }
     }
 }

@@ -156,7 +156,7 @@ public final class StubTransport: HTTPStreamingTransport, @unchecked Sendable {
 
     /// Answers from the first matching rule, handing the body to `consumer` in pieces of at most
     /// 64 KiB when it accepts it, as a network transport would.
-    public func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer) async throws
+    package func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer) async throws
         -> HTTPResponse
     {
         try await answer(request, consumer: consumer)

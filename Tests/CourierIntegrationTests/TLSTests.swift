@@ -68,10 +68,3 @@ struct TLSTests {
         #expect(try await send(open, to: server).get() == "secure")
     }
 }
-
-extension Result {
-    fileprivate var failure: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
-    }
-}

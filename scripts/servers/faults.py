@@ -32,6 +32,7 @@ the count. Paths:
   /file-location      302 to file:///etc/passwd
   /sink               counts the request body: {"bytes": N}
   /cacheable          200, fresh for a minute, varying on Cookie and Authorization
+  /huge-error         500 with a 50 MiB HTML body (an error page no client should read whole)
   /linked-page        200 [1], with Link: rel="next" to /echo on the second port (same host)
   /multipart          parses a multipart/form-data body with Python's email parser (which reads
                       backslash escapes in quoted strings): [{"name", "filename", "content"}]
@@ -144,6 +145,15 @@ def serve(connection, path, query, head, received, port):
         send(response(200, b'{"ok": true}', [("Content-Type", "application/json")]))
     elif path == "/echo":
         send(response(200, head, [("Content-Type", "text/plain")]))
+    elif path == "/huge-error":
+        size = 50 << 20
+        send(response(500, b"", [("Content-Type", "text/html"), ("Content-Length", str(size))], reason="Error"))
+        chunk = b"<p>error</p>" * 8192
+        sent = 0
+        while sent < size:
+            piece = chunk[: size - sent]
+            send(piece)
+            sent += len(piece)
     elif path == "/linked-page":
         other = ports[1] if port == ports[0] else ports[0]
         key = query.get("key", "")

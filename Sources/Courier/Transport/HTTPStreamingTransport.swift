@@ -6,7 +6,12 @@ import Foundation
 /// The transport calls ``responseHeadArrived(_:)`` once the status and headers of the final
 /// response (after redirects) are known, then ``receive(_:)`` for each piece of the body. A piece
 /// may be of any size. Calls for one exchange never overlap.
-public protocol ResponseBodyConsumer: Sendable {
+///
+/// A transport may call a consumer on its own thread (``CurlTransport``'s event loop), where every
+/// other transfer waits for it: so consumers are Courier's own (downloads to disk, the image
+/// loader), quick and non-blocking, and any user callback they serve (progress) is handed to
+/// another queue. That is why the protocol is not public: no user code runs on a loop thread.
+package protocol ResponseBodyConsumer: Sendable {
     /// The final response's status and headers (its body still empty). Return `true` to take the
     /// body piece by piece, `false` to let the transport read it into the response as usual (an
     /// error page, say). Throwing stops the exchange with that error.
@@ -33,20 +38,20 @@ public protocol ResponseBodyConsumer: Sendable {
 
 extension ResponseBodyConsumer {
     /// `false`: pieces as they arrive.
-    public var prefersDiskBuffering: Bool { false }
+    package var prefersDiskBuffering: Bool { false }
 
     /// Ignores the count.
-    public func bufferedBytesArrived(_ count: Int64) {}
+    package func bufferedBytesArrived(_ count: Int64) {}
 
     /// Does nothing.
-    public func didFallBehind() {}
+    package func didFallBehind() {}
 }
 
 /// A transport that can hand a response body to a ``ResponseBodyConsumer`` as it arrives.
 ///
 /// ``URLSessionTransport`` and `CourierTesting.StubTransport` are streaming transports. A client
 /// whose transport is not one still downloads correctly, with the body in memory first.
-public protocol HTTPStreamingTransport: HTTPTransport {
+package protocol HTTPStreamingTransport: HTTPTransport {
     /// Sends the request; the final response's body goes to `consumer` when it accepts it, and the
     /// returned response's body is then empty.
     func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer) async throws -> HTTPResponse

@@ -106,7 +106,7 @@ public final class URLSessionTransport: HTTPStreamingTransport {
     ///
     /// - Throws: ``APIError`` with kind ``APIError/Kind/transport(_:)``, the consumer's own error,
     ///   or `CancellationError`.
-    public func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer) async throws
+    package func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer) async throws
         -> HTTPResponse
     {
         try await send(request, consumer: consumer)

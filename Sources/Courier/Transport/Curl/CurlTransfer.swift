@@ -17,6 +17,8 @@ final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
     /// The time left for this exchange when it was handed to the loop (the redirect loop's deadline).
     let budget: Duration
+    /// When the budget ends: a transfer complete only after it (the loop was held up) has failed.
+    private let deadline: ContinuousClock.Instant
     private let configuration: CurlTransport.Configuration
     private let consumer: (any ResponseBodyConsumer)?
 
@@ -79,6 +81,7 @@ final class CurlTransfer: @unchecked Sendable {
     ) {
         self.request = request
         self.budget = budget
+        deadline = ContinuousClock.now + budget
         self.configuration = configuration
         self.consumer = consumer
         urlString = request.url.absoluteString
@@ -477,6 +480,16 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The result of libcurl's `code` for this transfer.
     func result(code: Int32, errorBuffer: UnsafeMutablePointer<CChar>) -> Result<Delivery, any Error> {
+        if code == 0, ContinuousClock.now > deadline {
+            // The last byte came in time, maybe, but the loop saw it too late: a deadline that
+            // passed is never reported as a success.
+            body = Data()
+            return .failure(
+                APIError(
+                    .transport(.deadlineExceeded),
+                    message: "no complete response within \(DurationText.seconds(budget))",
+                    request: request))
+        }
         if code == 0 {
             let response = HTTPResponse(status: .ok, body: isStreaming ? Data() : body, url: request.url)
             body = Data()

@@ -147,7 +147,7 @@ public final class CurlTransport: HTTPStreamingTransport {
     ///
     /// - Throws: ``APIError`` with kind ``APIError/Kind/transport(_:)``, the consumer's own error,
     ///   or `CancellationError`.
-    public func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer) async throws
+    package func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer) async throws
         -> HTTPResponse
     {
         try await send(request, consumer: consumer)
