@@ -68,4 +68,22 @@ struct LoopBlockingLatencyTests {
         let error = try #require(result.failure as? APIError, "a response seen after its deadline was a success")
         #expect(error.kind == .transport(.deadlineExceeded))
     }
+
+    @Test("a cancelled request frees its connection slot: with one connection per host the next request is served")
+    func cancelledTransferStops() async throws {
+        let faults = try #require(LocalServers.faults)
+        let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 1))
+        let client = APIClient(baseURL: faults, transport: transport)
+
+        let silent = Task { try await client.send(.get("no-response", as: Data.self)) }
+        try await Task.sleep(for: .milliseconds(200))
+        silent.cancel()
+        await #expect(throws: CancellationError.self) { try await silent.value }
+
+        let start = ContinuousClock.now
+        let body = try await client.send(Request(path: "ok", timeout: .seconds(5), as: Data.self))
+
+        #expect(!body.isEmpty)
+        #expect(ContinuousClock.now - start < .seconds(1), "the cancelled transfer kept the host's only connection")
+    }
 }
