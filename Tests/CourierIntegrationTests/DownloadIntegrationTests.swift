@@ -122,4 +122,61 @@ struct LargeDownloadTests {
             #expect(growth < 64 << 20, "peak grew by \(growth >> 20) MiB")
         }
     }
+
+    // Size limits and progress: timing and disk-heavy, so they run here, alone, with the large ones.
+
+    private let limitFolder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-limit-\(UUID())")
+
+    @Test(
+        "a download over its 1 MiB limit stops within a second, with or without a Content-Length",
+        arguments: TransportKind.allCases, ["bytes/1000000000", "chunked/1000000000"])
+    func limit(kind: TransportKind, path: String) async throws {
+        let client = kind.client(LocalServers.files)
+        let seen = Locked<[DownloadProgress]>([])
+        try FileManager.default.createDirectory(at: limitFolder, withIntermediateDirectories: true)
+        let destination = limitFolder.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: limitFolder) }
+
+        let start = ContinuousClock.now
+        let download = client.download(
+            Request.get(Path(stringLiteral: path), as: Data.self), to: destination,
+            options: DownloadOptions(maximumSize: 1 << 20, timeout: .seconds(30)))
+        let watcher = Task { for await progress in download.progress { seen.withLock { $0.append(progress) } } }
+        let error = await #expect(throws: APIError.self) { try await download.file() }
+        await watcher.value
+
+        #expect(error?.kind == .transport(.responseTooLarge), "\(String(describing: error))")
+        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        if path.hasPrefix("chunked") {
+            #expect(seen.withLock { $0.contains { $0.bytesReceived > 0 } }, "progress never moved")
+        }
+    }
+
+    @Test("a body of unknown size that URLSession buffers on disk reports progress as it arrives")
+    func progressWhileBufferedOnDisk() async throws {
+        let client = TransportKind.urlSession.client(LocalServers.files)
+        let firstMove = Locked<ContinuousClock.Instant?>(nil)
+        try FileManager.default.createDirectory(at: limitFolder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: limitFolder) }
+        let size: Int64 = 200_000_000
+
+        let start = ContinuousClock.now
+        let download = client.download(
+            Request.get(Path(stringLiteral: "chunked/\(size)"), as: Data.self),
+            to: limitFolder.appendingPathComponent("unknown-size"))
+        let watcher = Task {
+            for await progress in download.progress where progress.bytesReceived > 0 {
+                firstMove.withLock { $0 = $0 ?? .now }
+            }
+        }
+        let file = try await download.file()
+        let total = ContinuousClock.now - start
+        await watcher.value
+
+        #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64 == size)
+        // Progress that only moves while the finished file is read back comes at the very end.
+        let moved = try #require(firstMove.withLock { $0 }, "progress never moved") - start
+        #expect(moved < total / 2, "the first progress came after \(moved) of \(total)")
+    }
 }

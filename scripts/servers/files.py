@@ -7,6 +7,7 @@ connections cut part way, a server that ignores Range, a gzip bomb, and suggeste
   GET /flaky/N?key=K&cut=M     the first request for K sends M of N bytes and drops the connection;
                                later ones behave like /bytes/N (with &norange=1 they ignore Range)
   GET /requests?key=K          {"count": n, "ranges": [...]}: what the flaky path saw for K
+  GET /chunked/N               N bytes chunked, no Content-Length (a size the client learns only at the end)
   GET /gzip-bomb               Content-Encoding: gzip; 256 MiB of zeros in about 256 KB
   GET /named?filename=F        a small body with Content-Disposition: attachment; filename="F"
   GET /static/NAME             the file NAME of the --static folder (for courier-bench --quick)
@@ -108,6 +109,24 @@ class Files(BaseHTTPRequestHandler):
         if parts[0] == "requests":
             with seen_lock:
                 return self._json(seen.get(query.get("key", ""), {"count": 0, "ranges": []}))
+        if parts[0] == "chunked" and len(parts) == 2:
+            size = int(parts[1])
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            if self.command == "HEAD":
+                return
+            sent = 0
+            try:
+                while sent < size:
+                    piece = BLOCK[: min(1 << 20, size - sent)]
+                    self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                    sent += len(piece)
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:
+                pass
+            return
         if parts[0] == "gzip-bomb":
             body = gzip_bomb()
             self.send_response(200)

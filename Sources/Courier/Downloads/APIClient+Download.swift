@@ -65,7 +65,18 @@ extension APIClient {
             writer.close()
             try? FileManager.default.removeItem(at: temporary)
         }
-        if await needsDiskBuffering(request) { writer.didFallBehind() }
+        switch await announcedLength(request) {
+        case .some(let length?) where length <= URLSessionExchange.largestStreamedBody:
+            break
+        case .some(let length?):
+            // Over the limit already by its own word: no need to fetch a byte.
+            try writer.bufferedBytesArrived(length)
+            writer.didFallBehind()
+        case .some(nil):
+            writer.didFallBehind()
+        case .none:
+            break
+        }
         // Interruptions in a row without a byte gained; an attempt that moved forward resets it.
         var fruitless = 0
         while true {
@@ -106,20 +117,21 @@ extension APIClient {
         }
     }
 
-    /// Whether URLSession must buffer the body on disk: it cannot slow the network down to the
-    /// consumer's pace, so a large body streamed piece by piece would pile up in memory. A `HEAD`
-    /// tells the size first; small bodies (16 MiB at most) stream and resume byte for byte, larger or
-    /// unknown ones go through a download task. Other transports stream everything.
-    private func needsDiskBuffering(_ request: HTTPRequest) async -> Bool {
-        guard transport is URLSessionTransport, request.method == .get else { return false }
+    /// For URLSession, which must buffer a large body on disk (it cannot slow the network down to
+    /// the consumer's pace, so a large body streamed piece by piece would pile up in memory), the
+    /// body's length as a `HEAD` tells it (`.some(nil)` when unknown); `nil` for other transports,
+    /// which stream everything. Small bodies (16 MiB at most) stream and resume byte for byte,
+    /// larger or unknown ones go through a download task.
+    private func announcedLength(_ request: HTTPRequest) async -> Int64?? {
+        guard transport is URLSessionTransport, request.method == .get else { return nil }
         var probe = request
         probe.method = .head
         guard let head = try? await exchange(probe, record: ExchangeRecord(probe)),
             (200..<300).contains(head.status.code),
             head.headers[.contentEncoding] == nil,
             let length = head.headers[.contentLength].flatMap({ Int64($0) })
-        else { return true }
-        return length > URLSessionExchange.largestStreamedBody
+        else { return .some(nil) }
+        return .some(length)
     }
 
     private static func isResumable(_ error: APIError) -> Bool {

@@ -104,10 +104,13 @@ final class FileDownloadWriter: ResponseBodyConsumer, @unchecked Sendable {
         return buffersOnDisk
     }
 
-    func bufferedBytesArrived(_ count: Int64) {
+    func bufferedBytesArrived(_ count: Int64) throws {
         lock.lock()
         defer { lock.unlock() }
         let total = rangeStart + count
+        if let maximumSize, total > maximumSize {
+            throw tooLarge(maximumSize, head: head)
+        }
         guard total > reported else { return }
         reported = total
         onProgress(DownloadProgress(bytesReceived: total, bytesExpected: expected))

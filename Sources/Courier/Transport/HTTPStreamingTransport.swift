@@ -27,8 +27,9 @@ package protocol ResponseBodyConsumer: Sendable {
     var prefersDiskBuffering: Bool { get }
 
     /// How many body bytes of this exchange have arrived so far, while the transport buffers them on
-    /// disk (before they are handed over with ``receive(_:)``).
-    func bufferedBytesArrived(_ count: Int64)
+    /// disk (before they are handed over with ``receive(_:)``). Throwing (a size limit) stops the
+    /// exchange with that error.
+    func bufferedBytesArrived(_ count: Int64) throws
 
     /// The transport is stopping this exchange because the body is too large to stream piece by piece
     /// without flow control (URLSession queues every piece in memory); the next attempt should ask
@@ -41,7 +42,7 @@ extension ResponseBodyConsumer {
     package var prefersDiskBuffering: Bool { false }
 
     /// Ignores the count.
-    package func bufferedBytesArrived(_ count: Int64) {}
+    package func bufferedBytesArrived(_ count: Int64) throws {}
 
     /// Does nothing.
     package func didFallBehind() {}

@@ -72,7 +72,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
             downloadTask.cancel()
             return
         }
-        exchange.downloadProgressed(totalBytesWritten)
+        if !exchange.downloadProgressed(totalBytesWritten) {
+            downloadTask.cancel()
+        }
     }
 
     func urlSession(

@@ -33,6 +33,8 @@ final class URLSessionExchange: @unchecked Sendable {
     static let largestStreamedBody: Int64 = 16 << 20
     /// Where a download task's body was kept, until it is handed over.
     private var downloadedFile: URL?
+    /// Polls a download task's byte count (see `watchDownload`).
+    private var downloadWatch: (any DispatchSourceTimer)?
 
     init(
         request: HTTPRequest, timeout: Duration, maximumResponseSize: Int,
@@ -80,7 +82,26 @@ final class URLSessionExchange: @unchecked Sendable {
         defer { lock.unlock() }
         guard !isFinished else { return false }
         self.task = task
+        if isDownloadTask { watchDownload(task) }
         return true
+    }
+
+    /// Reads a download task's byte count every 50 ms and reports it: FoundationNetworking sends
+    /// no download-task progress on Linux, so a size limit checked only there would never fire
+    /// while URLSession writes the whole body to its own file. Call with the lock held.
+    private func watchDownload(_ task: URLSessionTask) {
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + .milliseconds(50), repeating: .milliseconds(50))
+        timer.setEventHandler { [weak self, weak task] in
+            guard let self, let task else { return }
+            let received = task.countOfBytesReceived
+            guard received > 0 else { return }
+            if !self.offerDownloadHead(task.response) || !self.downloadProgressed(received) {
+                self.cancelTask()
+            }
+        }
+        downloadWatch = timer
+        timer.resume()
     }
 
     /// Cancels the task, if one was attached, off the calling thread: URLSession's `cancel()` waits
@@ -106,9 +127,12 @@ final class URLSessionExchange: @unchecked Sendable {
         if continuation == nil { earlyResult = result }
         let timer = deadlineTimer
         deadlineTimer = nil
+        let watch = downloadWatch
+        downloadWatch = nil
         body = Data()
         lock.unlock()
         if let timer { DeadlineClock.shared.cancel(timer) }
+        watch?.cancel()
         continuation?.resume(with: result)
     }
 
@@ -211,12 +235,23 @@ final class URLSessionExchange: @unchecked Sendable {
         return offered ? true : receive(http)
     }
 
-    /// Reports the bytes a download task has written so far.
-    func downloadProgressed(_ total: Int64) {
+    /// Reports the bytes a download task has written so far; `false` (and the exchange failed)
+    /// when the consumer refuses them (over its size limit).
+    @discardableResult
+    func downloadProgressed(_ total: Int64) -> Bool {
         lock.lock()
-        let streaming = isStreaming
+        // Before the head is known (URLSession on Linux gives it only at the end) the bytes are
+        // the consumer's too: its limit must hold from the first byte.
+        let streaming = (isStreaming || !headOffered) && !isFinished
         lock.unlock()
-        if streaming { consumer?.bufferedBytesArrived(total) }
+        guard streaming, let consumer else { return true }
+        do {
+            try consumer.bufferedBytesArrived(total)
+            return true
+        } catch {
+            finish(.failure(error))
+            return false
+        }
     }
 
     /// Moves a finished download task's file somewhere it survives the delegate call.
