@@ -6,6 +6,8 @@ connections cut part way, a server that ignores Range, a gzip bomb, and suggeste
   GET /bytes/N                 N bytes (byte i is i % 251), ETag, Range and If-Range honoured
   GET /flaky/N?key=K&cut=M     the first request for K sends M of N bytes and drops the connection;
                                later ones behave like /bytes/N (with &norange=1 they ignore Range)
+  GET /trickle/N?key=K&step=S  honours Range, but sends only S bytes (1 by default) of each answer and drops
+                               the connection: a download resumed forever unless bounded
   GET /requests?key=K          {"count": n, "ranges": [...]}: what the flaky path saw for K
   GET /chunked/N               N bytes chunked, no Content-Length (a size the client learns only at the end)
   GET /gzip-bomb               Content-Encoding: gzip; 256 MiB of zeros in about 256 KB
@@ -106,6 +108,13 @@ class Files(BaseHTTPRequestHandler):
                 first = record["count"] == 1
             cut = int(query.get("cut", "0")) if first else None
             return self._serve_bytes(int(parts[1]), honour_range=query.get("norange") != "1", cut=cut)
+        if parts[0] == "trickle" and len(parts) == 2:
+            key = query.get("key", "")
+            if self.command != "HEAD":
+                with seen_lock:
+                    record = seen.setdefault(key, {"count": 0, "ranges": []})
+                    record["count"] += 1
+            return self._serve_bytes(int(parts[1]), cut=int(query.get("step", "1")))
         if parts[0] == "requests":
             with seen_lock:
                 return self._json(seen.get(query.get("key", ""), {"count": 0, "ranges": []}))

@@ -55,7 +55,10 @@ extension APIClient {
         var (request, temporaryBody) = try RequestBuilder.makeRequest(
             for: route, baseURL: base, defaultHeaders: headers, encoder: encoder
         )
-        request.timeout = request.timeout ?? options.timeout
+        // One deadline for the whole download, every resumption included.
+        let timeout = request.timeout ?? options.timeout
+        let deadline = ContinuousClock.now + timeout
+        request.timeout = timeout
         defer {
             if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) }
         }
@@ -77,18 +80,30 @@ extension APIClient {
         case .none:
             break
         }
-        // Interruptions in a row without a byte gained; an attempt that moved forward resets it.
+        // Interruptions in a row that gained less than the minimum; an attempt that moved forward
+        // enough resets it.
         var fruitless = 0
+        var resumptions = 0
         while true {
             let before = writer.progress.bytesReceived
-            let attempt = writer.beginAttempt(request)
+            var attempt = writer.beginAttempt(request)
+            attempt.timeout = deadline - ContinuousClock.now
+            guard attempt.timeout ?? .zero > .zero else { throw RedirectLoop.timeoutError(request, timeout: timeout) }
             do {
                 try await transfer(attempt, into: writer)
                 break
             } catch let error as APIError where Self.isResumable(error) {
                 try Task.checkCancellation()
-                fruitless = writer.progress.bytesReceived > before ? 0 : fruitless + 1
-                guard fruitless <= options.resumeAttempts else { throw error }
+                let gained = writer.progress.bytesReceived - before
+                fruitless = gained >= options.minimumProgressPerAttempt ? 0 : fruitless + 1
+                resumptions += 1
+                guard fruitless <= options.resumeAttempts, resumptions <= options.maximumResumptions else {
+                    throw error
+                }
+                // Back off before asking a struggling server again: 0.1 s, doubling, at most 5 s.
+                let backoff = Duration.milliseconds(100 * (1 << min(fruitless, 6)))
+                let pause = min(backoff, .seconds(5), deadline - ContinuousClock.now)
+                if fruitless > 0, pause > .zero { try await Task.sleep(for: pause) }
             }
         }
         writer.close()

@@ -32,23 +32,33 @@ public struct DownloadOptions: Sendable, Hashable {
     /// The largest body accepted, in bytes; a larger one fails with
     /// ``TransportFailure/responseTooLarge`` as soon as it is announced or passed. `nil` for no limit.
     public var maximumSize: Int64?
-    /// How many interruptions in a row (a lost connection, an idle timeout) without a byte gained a
-    /// download survives; each resumes where the file stopped, with `Range` (from zero when the
-    /// server ignores `Range`). An attempt that brings more bytes starts the count again.
+    /// How many interruptions in a row (a lost connection, an idle timeout) that each gained less
+    /// than ``minimumProgressPerAttempt`` a download survives; each resumes where the file stopped,
+    /// with `Range` (from zero when the server ignores `Range`), after a backoff that doubles from
+    /// 0.1 s up to 5 s. An attempt that brings at least the minimum starts the count again.
     public var resumeAttempts: Int
+    /// The fewest bytes an interrupted attempt must bring to count as progress: 64 KiB by default,
+    /// so a server that sends a byte per connection and closes is given up on, not resumed forever.
+    public var minimumProgressPerAttempt: Int64
+    /// The most resumptions of one download, however much each brought. 100 by default.
+    public var maximumResumptions: Int
 
-    /// The longest one attempt may take, when the route sets no ``Route/timeout``: an hour by
-    /// default, since a large body takes longer than an API call's minute.
+    /// The longest the whole download may take, every resumption included, when the route sets no
+    /// ``Route/timeout``: an hour by default, since a large body takes longer than an API call's
+    /// minute. Past it the download fails with ``TransportFailure/deadlineExceeded``.
     public var timeout: Duration
 
     /// Creates options.
     public init(
         overwritesExisting: Bool = false, maximumSize: Int64? = nil, resumeAttempts: Int = 3,
-        timeout: Duration = .seconds(3600)
+        timeout: Duration = .seconds(3600), minimumProgressPerAttempt: Int64 = 64 * 1024,
+        maximumResumptions: Int = 100
     ) {
         self.overwritesExisting = overwritesExisting
         self.maximumSize = maximumSize
         self.resumeAttempts = max(0, resumeAttempts)
         self.timeout = timeout
+        self.minimumProgressPerAttempt = max(1, minimumProgressPerAttempt)
+        self.maximumResumptions = max(0, maximumResumptions)
     }
 }
