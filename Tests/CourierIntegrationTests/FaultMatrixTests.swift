@@ -118,6 +118,8 @@ struct FaultMatrixTests {
             expected: .failure(.responseTooLarge)),
         FaultRow(fault: "an endless body (8 MiB limit)", path: "endless", expected: .failure(.responseTooLarge)),
         FaultRow(
+            fault: "a 50 MiB error page (8 MiB limit)", path: "huge-error", expected: .failure(.responseTooLarge)),
+        FaultRow(
             fault: "20,000 headers (2 s deadline)", path: "many-headers", timeout: .seconds(2),
             expected: .failure(.deadlineExceeded), expectedWithCurl: .body("ok"),
             knownGap: "FoundationNetworking parses headers in quadratic time (4 s of CPU); CurlTransport does not"
