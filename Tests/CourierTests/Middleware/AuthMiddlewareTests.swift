@@ -263,19 +263,40 @@ struct AuthMiddlewareTests {
         #expect(tokens.refreshes.count == 2)
     }
 
+    /// Refreshes to `new-1` only when the test opens the gate.
+    private final class GatedTokens: CredentialProvider {
+        let refreshes = Counter()
+        let (opened, gate) = AsyncStream.makeStream(of: Void.self)
+
+        func credential() async throws -> Credential { .bearer("old") }
+
+        func refresh(rejecting credential: Credential) async throws -> Credential? {
+            refreshes.increment()
+            for await _ in opened { break }
+            // A refresh cancelled with its last waiter would lose a rotating refresh token.
+            try Task.checkCancellation()
+            return .bearer("new-1")
+        }
+    }
+
     @Test(
         "a refresh whose only waiter is cancelled still completes; the next request uses its token, no second refresh")
     func refreshOutlivesItsLastWaiter() async throws {
-        let tokens = CountingTokens(delay: .milliseconds(200))
+        let tokens = GatedTokens()
         let transport = server(accepting: "new-1", delay: .milliseconds(5))
         let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [AuthMiddleware(provider: tokens)])
 
         let only = Task { try await client.send(.get("me", as: Profile.self)) }
-        try await Task.sleep(for: .milliseconds(80))
-        #expect(tokens.refreshes.count == 1, "the refresh should be running")
+        let waitStart = ContinuousClock.now
+        while tokens.refreshes.count == 0, ContinuousClock.now - waitStart < .seconds(10) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(tokens.refreshes.count == 1, "the refresh never started")
         only.cancel()
         await #expect(throws: CancellationError.self) { try await only.value }
-        try await Task.sleep(for: .milliseconds(300))
+        tokens.gate.yield()
+        // The refresh finishes on its own, with nobody waiting for it.
+        try await Task.sleep(for: .milliseconds(100))
 
         let profile = try await client.send(.get("me", as: Profile.self))
 
