@@ -57,68 +57,6 @@ struct DownloadIntegrationTests {
         #expect(record.count == 2)
     }
 
-    private struct Requests: Decodable { let count: Int }
-
-    private func requests(_ key: String) async throws -> Int {
-        let client = APIClient(baseURL: try #require(LocalServers.files), transport: CurlTransport())
-        return try await client.send(.get("requests", query: ["key": key], as: Requests.self)).count
-    }
-
-    @Test(
-        "a server that sends a byte per connection and closes is given up on after a few resumptions",
-        arguments: TransportKind.allCases)
-    func trickleGivenUp(transport kind: TransportKind) async throws {
-        let client = kind.client(LocalServers.files)
-        let key = "trickle-\(UUID())"
-        let start = ContinuousClock.now
-
-        let error = await #expect(throws: APIError.self) {
-            try await client.download(
-                Request.get("trickle/1000000", query: ["key": key], as: Data.self),
-                to: folder.appendingPathComponent(key)
-            ).file()
-        }
-
-        #expect(error?.kind == .transport(.connectionLost))
-        // The first attempt and three fruitless resumptions, with 0.2 + 0.4 + 0.8 s of backoff.
-        #expect(try await requests(key) == 4)
-        #expect(ContinuousClock.now - start < .seconds(5))
-    }
-
-    @Test("a download's deadline covers every resumption, however much each brings", arguments: TransportKind.allCases)
-    func deadlineCoversResumptions(transport kind: TransportKind) async throws {
-        let client = kind.client(LocalServers.files)
-        let key = "deadline-\(UUID())"
-        let start = ContinuousClock.now
-
-        let error = await #expect(throws: APIError.self) {
-            try await client.download(
-                Request.get("trickle/1000000000", query: ["key": key, "step": "100000"], as: Data.self),
-                to: folder.appendingPathComponent(key),
-                options: DownloadOptions(timeout: .seconds(1), maximumResumptions: .max)
-            ).file()
-        }
-
-        #expect(error?.kind == .transport(.deadlineExceeded))
-        #expect(ContinuousClock.now - start < .seconds(3))
-    }
-
-    @Test("resumptions stop at their cap even when each brings enough", arguments: TransportKind.allCases)
-    func resumptionCap(transport kind: TransportKind) async throws {
-        let client = kind.client(LocalServers.files)
-        let key = "cap-\(UUID())"
-
-        let error = await #expect(throws: APIError.self) {
-            try await client.download(
-                Request.get("trickle/10000000", query: ["key": key, "step": "100000"], as: Data.self),
-                to: folder.appendingPathComponent(key), options: DownloadOptions(maximumResumptions: 5)
-            ).file()
-        }
-
-        #expect(error?.kind == .transport(.connectionLost))
-        #expect(try await requests(key) == 6)
-    }
-
     @Test("a gzip bomb stops at the size limit with a typed error", arguments: TransportKind.allCases)
     func gzipBomb(transport kind: TransportKind) async throws {
         let client = kind.client(LocalServers.files)
@@ -240,5 +178,76 @@ struct LargeDownloadTests {
         // Progress that only moves while the finished file is read back comes at the very end.
         let moved = try #require(firstMove.withLock { $0 }, "progress never moved") - start
         #expect(moved < total / 2, "the first progress came after \(moved) of \(total)")
+    }
+}
+
+/// Bounded resumption against servers that never let a download finish. Wall-clock assertions:
+/// `scripts/test` runs this suite in its serial latency pass (its name ends in `LatencyTests`).
+@Suite(
+    "Download resumption bounds", .enabled(if: LocalServers.files != nil, "start the tests with scripts/test"),
+    .timeLimit(.minutes(1))
+)
+struct ResumptionLatencyTests {
+    private struct Requests: Decodable { let count: Int }
+
+    private func requests(_ key: String) async throws -> Int {
+        let client = APIClient(baseURL: try #require(LocalServers.files), transport: CurlTransport())
+        return try await client.send(.get("requests", query: ["key": key], as: Requests.self)).count
+    }
+
+    @Test(
+        "a server that sends a byte per connection and closes is given up on after a few resumptions",
+        arguments: TransportKind.allCases)
+    func trickleGivenUp(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.files)
+        let key = "trickle-\(UUID())"
+        let start = ContinuousClock.now
+
+        let error = await #expect(throws: APIError.self) {
+            try await client.download(
+                Request.get("trickle/1000000", query: ["key": key], as: Data.self),
+                to: FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(key)")
+            ).file()
+        }
+
+        #expect(error?.kind == .transport(.connectionLost))
+        // The first attempt and three fruitless resumptions, with 0.2 + 0.4 + 0.8 s of backoff.
+        #expect(try await requests(key) == 4)
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test("a download's deadline covers every resumption, however much each brings", arguments: TransportKind.allCases)
+    func deadlineCoversResumptions(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.files)
+        let key = "deadline-\(UUID())"
+        let start = ContinuousClock.now
+
+        let error = await #expect(throws: APIError.self) {
+            try await client.download(
+                Request.get("trickle/1000000000", query: ["key": key, "step": "100000"], as: Data.self),
+                to: FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(key)"),
+                options: DownloadOptions(timeout: .seconds(1), maximumResumptions: .max)
+            ).file()
+        }
+
+        #expect(error?.kind == .transport(.deadlineExceeded))
+        #expect(ContinuousClock.now - start < .seconds(3))
+    }
+
+    @Test("resumptions stop at their cap even when each brings enough", arguments: TransportKind.allCases)
+    func resumptionCap(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.files)
+        let key = "cap-\(UUID())"
+
+        let error = await #expect(throws: APIError.self) {
+            try await client.download(
+                Request.get("trickle/10000000", query: ["key": key, "step": "100000"], as: Data.self),
+                to: FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(key)"),
+                options: DownloadOptions(maximumResumptions: 5)
+            ).file()
+        }
+
+        #expect(error?.kind == .transport(.connectionLost))
+        #expect(try await requests(key) == 6)
     }
 }
