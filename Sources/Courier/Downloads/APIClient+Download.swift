@@ -75,6 +75,10 @@ extension APIClient {
             // Over the limit already by its own word: no need to fetch a byte.
             try writer.bufferedBytesArrived(length)
             writer.didFallBehind()
+        case .some(nil) where (options.maximumSize ?? .max) <= URLSessionExchange.largestStreamedBody:
+            // A size unknown in advance but a small limit: stream it (memory stays under the
+            // limit), so the limit is checked on every piece as it arrives.
+            break
         case .some(nil):
             writer.didFallBehind()
         case .none:

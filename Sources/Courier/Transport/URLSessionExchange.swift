@@ -33,8 +33,6 @@ final class URLSessionExchange: @unchecked Sendable {
     static let largestStreamedBody: Int64 = 16 << 20
     /// Where a download task's body was kept, until it is handed over.
     private var downloadedFile: URL?
-    /// Polls a download task's byte count (see `watchDownload`).
-    private var downloadWatch: (any DispatchSourceTimer)?
 
     init(
         request: HTTPRequest, timeout: Duration, maximumResponseSize: Int,
@@ -86,22 +84,34 @@ final class URLSessionExchange: @unchecked Sendable {
         return true
     }
 
-    /// Reads a download task's byte count every 50 ms and reports it: FoundationNetworking sends
-    /// no download-task progress on Linux, so a size limit checked only there would never fire
-    /// while URLSession writes the whole body to its own file. Call with the lock held.
+    /// Reads a download task's byte count every 50 ms and reports it: FoundationNetworking's
+    /// download-task progress cannot be relied on on Linux (it may never come), so a size limit
+    /// checked only there may not fire while URLSession writes the whole body to its own file. The watch runs on a thread of its own, as the
+    /// deadline does: Dispatch's shared threads can be all taken by URLSession's work. Download
+    /// tasks are few (bodies over 16 MiB or of unknown size), so a thread each is affordable.
     private func watchDownload(_ task: URLSessionTask) {
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.schedule(deadline: .now() + .milliseconds(50), repeating: .milliseconds(50))
-        timer.setEventHandler { [weak self, weak task] in
-            guard let self, let task else { return }
-            let received = task.countOfBytesReceived
-            guard received > 0 else { return }
-            if !self.offerDownloadHead(task.response) || !self.downloadProgressed(received) {
-                self.cancelTask()
+        let thread = Thread { [weak self, weak task] in
+            while true {
+                usleep(50_000)
+                guard let self, let task, !self.hasFinished else { return }
+                // This read waits for URLSession's own queue, which may be busy for seconds: the
+                // limit is then checked late, but no other work waits for this thread.
+                let received = task.countOfBytesReceived
+                guard received > 0 else { continue }
+                if !self.offerDownloadHead(task.response) || !self.downloadProgressed(received) {
+                    self.cancelTask()
+                    return
+                }
             }
         }
-        downloadWatch = timer
-        timer.resume()
+        thread.name = "Courier URLSession download watch"
+        thread.start()
+    }
+
+    private var hasFinished: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return isFinished
     }
 
     /// Cancels the task, if one was attached, off the calling thread: URLSession's `cancel()` waits
@@ -127,12 +137,9 @@ final class URLSessionExchange: @unchecked Sendable {
         if continuation == nil { earlyResult = result }
         let timer = deadlineTimer
         deadlineTimer = nil
-        let watch = downloadWatch
-        downloadWatch = nil
         body = Data()
         lock.unlock()
         if let timer { DeadlineClock.shared.cancel(timer) }
-        watch?.cancel()
         continuation?.resume(with: result)
     }
 
