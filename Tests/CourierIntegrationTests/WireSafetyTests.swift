@@ -1,5 +1,4 @@
 import Courier
-import CourierImages
 import Foundation
 import Testing
 
@@ -104,59 +103,5 @@ struct WireSafetyTests {
         let error = await #expect(throws: APIError.self) { try await kind.make().send(request) }
 
         #expect(error?.kind == .invalidRequest)
-    }
-}
-
-@Suite(
-    "Pagination links on real sockets",
-    .enabled(if: LocalServers.faults != nil, "start the tests with scripts/test"), .timeLimit(.minutes(1))
-)
-struct PaginationLinkTests {
-    private struct Count: Decodable { let count: Int }
-
-    @Test("a bearer token never follows a Link to another port of the same host", arguments: TransportKind.allCases)
-    func otherPort(kind: TransportKind) async throws {
-        let faults = try #require(LocalServers.faults)
-        let key = "link-port-\(UUID())"
-        let client = APIClient(
-            baseURL: faults, transport: kind.make(), middlewares: [AuthMiddleware(credential: .bearer("link-token"))])
-
-        var pages: [[Int]] = []
-        let error = await #expect(throws: APIError.self) {
-            for try await page in client.pages(
-                following: Request.get("linked-page", query: ["key": key], as: [Int].self))
-            {
-                pages.append(page)
-            }
-        }
-
-        #expect(pages == [[1]])
-        #expect(error?.kind == .invalidRequest)
-        let counter = APIClient(baseURL: faults, transport: CurlTransport())
-        // Only the first page's request carried the key to the fault server; the other port saw none.
-        #expect(try await counter.send(.get("count", query: ["key": key], as: Count.self)).count == 1)
-    }
-}
-
-@Suite(
-    "The image loader and hostile error pages",
-    .enabled(if: LocalServers.faults != nil, "start the tests with scripts/test"), .timeLimit(.minutes(1))
-)
-struct ImageErrorBodyTests {
-    @Test(
-        "a 50 MiB error page fails as its status at once, with at most 64 KiB of it kept",
-        arguments: TransportKind.allCases)
-    func hugeErrorPage(kind: TransportKind) async throws {
-        let faults = try #require(LocalServers.faults)
-        let loader = try ImageLoader(client: APIClient(baseURL: faults, transport: kind.make()))
-
-        let start = ContinuousClock.now
-        let error = await #expect(throws: APIError.self) {
-            try await loader.image(for: faults.appending(path: "huge-error"))
-        }
-
-        #expect(error?.kind == .unacceptableStatus(.internalServerError))
-        #expect((error?.response?.body.count ?? .max) <= 64 * 1024)
-        #expect(ContinuousClock.now - start < .seconds(5))
     }
 }
