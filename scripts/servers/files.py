@@ -9,7 +9,8 @@ connections cut part way, a server that ignores Range, a gzip bomb, and suggeste
   GET /trickle/N?key=K&step=S  honours Range, but sends only S bytes (1 by default) of each answer and drops
                                the connection: a download resumed forever unless bounded
   GET /requests?key=K          {"count": n, "ranges": [...]}: what the flaky path saw for K
-  GET /chunked/N               N bytes chunked, no Content-Length (a size the client learns only at the end)
+  GET /chunked/N?pace=S        N bytes chunked, no Content-Length (a size the client learns only at the end),
+                               S seconds before each 1 MiB piece (none by default)
   GET /gzip-bomb               Content-Encoding: gzip; 256 MiB of zeros in about 256 KB
   GET /named?filename=F        a small body with Content-Disposition: attachment; filename="F"
   GET /static/NAME             the file NAME of the --static folder (for courier-bench --quick)
@@ -21,6 +22,7 @@ import os
 import re
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlparse
 
@@ -127,8 +129,11 @@ class Files(BaseHTTPRequestHandler):
             if self.command == "HEAD":
                 return
             sent = 0
+            pace = float(query.get("pace", "0"))
             try:
                 while sent < size:
+                    if pace:
+                        time.sleep(pace)
                     piece = BLOCK[: min(1 << 20, size - sent)]
                     self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
                     sent += len(piece)

@@ -94,8 +94,8 @@ final class URLSessionExchange: @unchecked Sendable {
             while true {
                 usleep(50_000)
                 guard let self, let task, !self.hasFinished else { return }
-                // This read waits for URLSession's own queue, which may be busy for seconds: the
-                // limit is then checked late, but no other work waits for this thread.
+                // This read waits for URLSession's own queue, which a flood of data can keep busy
+                // for a while: the limit is then checked late, but no other work waits for it.
                 let received = task.countOfBytesReceived
                 guard received > 0 else { continue }
                 if !self.offerDownloadHead(task.response) || !self.downloadProgressed(received) {
