@@ -68,14 +68,15 @@ extension APIClient {
             writer.close()
             try? FileManager.default.removeItem(at: temporary)
         }
+        let streamedAtMost = (transport as? any HTTPDiskBufferingTransport)?.largestStreamedBody ?? .max
         switch await announcedLength(request) {
-        case .some(let length?) where length <= URLSessionExchange.largestStreamedBody:
+        case .some(let length?) where length <= streamedAtMost:
             break
         case .some(let length?):
             // Over the limit already by its own word: no need to fetch a byte.
             try writer.bufferedBytesArrived(length)
             writer.didFallBehind()
-        case .some(nil) where (options.maximumSize ?? .max) <= URLSessionExchange.largestStreamedBody:
+        case .some(nil) where (options.maximumSize ?? .max) <= streamedAtMost:
             // A size unknown in advance but a small limit: stream it (memory stays under the
             // limit), so the limit is checked on every piece as it arrives.
             break
@@ -142,7 +143,7 @@ extension APIClient {
     /// which stream everything. Small bodies (16 MiB at most) stream and resume byte for byte,
     /// larger or unknown ones go through a download task.
     private func announcedLength(_ request: HTTPRequest) async -> Int64?? {
-        guard transport is URLSessionTransport, request.method == .get else { return nil }
+        guard transport is any HTTPDiskBufferingTransport, request.method == .get else { return nil }
         var probe = request
         probe.method = .head
         guard let head = try? await exchange(probe, record: ExchangeRecord(probe)),

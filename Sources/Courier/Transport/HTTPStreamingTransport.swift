@@ -58,6 +58,15 @@ package protocol HTTPStreamingTransport: HTTPTransport {
     func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer) async throws -> HTTPResponse
 }
 
+/// A streaming transport that cannot slow the network down to the consumer's pace, so bodies over
+/// ``largestStreamedBody`` (or of unknown size) are better buffered on disk by the transport
+/// first (``ResponseBodyConsumer/prefersDiskBuffering``): what downloads ask of a transport, instead
+/// of testing for a concrete type.
+package protocol HTTPDiskBufferingTransport: HTTPStreamingTransport {
+    /// The largest body streamed piece by piece; larger ones go through the transport's disk buffer.
+    var largestStreamedBody: Int64 { get }
+}
+
 /// The consumer of the call being made on this task, if it streams: set by downloads and the
 /// image loader around a call, read by the innermost step of the chain, and by middlewares that
 /// must not keep or share a body they never see (the response cache, deduplication).

@@ -11,28 +11,28 @@ import Foundation
 /// and the continuation is resumed outside the lock after being taken out under it.
 final class URLSessionExchange: @unchecked Sendable {
     let request: HTTPRequest
-    private let timeout: Duration
-    private let maximumResponseSize: Int
+    let timeout: Duration
+    let maximumResponseSize: Int
 
-    private let lock = NSLock()
+    let lock = NSLock()
     private var continuation: CheckedContinuation<HTTPResponse, any Error>?
     private var earlyResult: Result<HTTPResponse, any Error>?
-    private var isFinished = false
-    private var body = Data()
+    var isFinished = false
+    var body = Data()
     private var deadlineTimer: UInt64?
-    private var task: URLSessionTask?
+    var task: URLSessionTask?
     private var declinedChallenge = false
-    private let consumer: (any ResponseBodyConsumer)?
+    let consumer: (any ResponseBodyConsumer)?
     /// Whether the consumer took the body: pieces go to it, not into `body`.
-    private var isStreaming = false
+    var isStreaming = false
     /// Whether the head was offered to the consumer yet (download tasks learn it late).
-    private var headOffered = false
+    var headOffered = false
     /// Whether URLSession buffers this exchange's body on disk (a download task).
     let isDownloadTask: Bool
     /// The largest body a data task streams; a larger one is fetched again with a download task.
     static let largestStreamedBody: Int64 = 16 << 20
     /// Where a download task's body was kept, until it is handed over.
-    private var downloadedFile: URL?
+    var downloadedFile: URL?
 
     init(
         request: HTTPRequest, timeout: Duration, maximumResponseSize: Int,
@@ -82,36 +82,6 @@ final class URLSessionExchange: @unchecked Sendable {
         self.task = task
         if isDownloadTask { watchDownload(task) }
         return true
-    }
-
-    /// Reads a download task's byte count every 50 ms and reports it: FoundationNetworking's
-    /// download-task progress cannot be relied on on Linux (it may never come), so a size limit
-    /// checked only there may not fire while URLSession writes the whole body to its own file. The watch runs on a thread of its own, as the
-    /// deadline does: Dispatch's shared threads can be all taken by URLSession's work. Download
-    /// tasks are few (bodies over 16 MiB or of unknown size), so a thread each is affordable.
-    private func watchDownload(_ task: URLSessionTask) {
-        let thread = Thread { [weak self, weak task] in
-            while true {
-                usleep(50_000)
-                guard let self, let task, !self.hasFinished else { return }
-                // This read waits for URLSession's own queue, which a flood of data can keep busy
-                // for a while: the limit is then checked late, but no other work waits for it.
-                let received = task.countOfBytesReceived
-                guard received > 0 else { continue }
-                if !self.offerDownloadHead(task.response) || !self.downloadProgressed(received) {
-                    self.cancelTask()
-                    return
-                }
-            }
-        }
-        thread.name = "Courier URLSession download watch"
-        thread.start()
-    }
-
-    private var hasFinished: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return isFinished
     }
 
     /// Cancels the task, if one was attached, off the calling thread: URLSession's `cancel()` waits
@@ -229,75 +199,6 @@ final class URLSessionExchange: @unchecked Sendable {
         lock.unlock()
     }
 
-    // MARK: Download tasks (the body buffered on disk by URLSession)
-
-    /// Offers the head of a download task's response to the consumer once it is known; `false`
-    /// (and the exchange failed) when the consumer threw.
-    func offerDownloadHead(_ response: URLResponse?) -> Bool {
-        guard let http = response as? HTTPURLResponse else { return true }
-        lock.lock()
-        let offered = headOffered
-        headOffered = true
-        lock.unlock()
-        return offered ? true : receive(http)
-    }
-
-    /// Reports the bytes a download task has written so far; `false` (and the exchange failed)
-    /// when the consumer refuses them (over its size limit).
-    @discardableResult
-    func downloadProgressed(_ total: Int64) -> Bool {
-        lock.lock()
-        // Before the head is known (URLSession on Linux gives it only at the end) the bytes are
-        // the consumer's too: its limit must hold from the first byte.
-        let streaming = (isStreaming || !headOffered) && !isFinished
-        lock.unlock()
-        guard streaming, let consumer else { return true }
-        do {
-            try consumer.bufferedBytesArrived(total)
-            return true
-        } catch {
-            finish(.failure(error))
-            return false
-        }
-    }
-
-    /// Moves a finished download task's file somewhere it survives the delegate call.
-    func keepDownloadedFile(_ location: URL) {
-        let kept = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "courier-\(UUID().uuidString).body")
-        guard (try? FileManager.default.moveItem(at: location, to: kept)) != nil else { return }
-        lock.lock()
-        downloadedFile = kept
-        lock.unlock()
-    }
-
-    /// Hands a download task's file to the consumer (or reads it into the body), then finishes.
-    private func completeDownload(_ file: URL, response: HTTPURLResponse) {
-        defer { try? FileManager.default.removeItem(at: file) }
-        _ = offerDownloadHead(response)
-        lock.lock()
-        let streaming = isStreaming
-        lock.unlock()
-        do {
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
-            while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
-                guard append(piece) else { return }
-            }
-        } catch {
-            finish(
-                .failure(
-                    APIError(
-                        .transport(.other), message: "reading the downloaded body failed: \(error)", request: request,
-                        underlyingError: error)))
-            return
-        }
-        lock.lock()
-        let body = streaming ? Data() : self.body
-        lock.unlock()
-        finish(.success(Self.makeResponse(response, body: body, request: request)))
-    }
-
     /// Finishes from the task's completion.
     func complete(task: URLSessionTask, error: (any Error)?) {
         lock.lock()
@@ -352,7 +253,7 @@ final class URLSessionExchange: @unchecked Sendable {
             request: request)
     }
 
-    private func tooLargeError() -> APIError {
+    func tooLargeError() -> APIError {
         APIError(
             .transport(.responseTooLarge),
             message: "the response body is larger than the limit of \(maximumResponseSize) bytes", request: request

@@ -190,3 +190,8 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         return urlRequest
     }
 }
+
+extension URLSessionTransport: HTTPDiskBufferingTransport {
+    /// 16 MiB: URLSession queues every piece of a data task in memory.
+    package var largestStreamedBody: Int64 { URLSessionExchange.largestStreamedBody }
+}

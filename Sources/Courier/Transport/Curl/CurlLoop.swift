@@ -14,7 +14,7 @@ import Foundation
 /// the loop (`curl_multi_wakeup`, the one libcurl call allowed from any thread). Everything else —
 /// every libcurl call, every callback, the table of running transfers — happens on the loop thread.
 ///
-/// `@unchecked Sendable`: `multi`, `running`, `pool` and `isShutDown` are touched only on the loop
+/// `@unchecked Sendable`: `multi`, `running` and `pool` are touched only on the loop
 /// thread (and in `init` before it starts); `inbox` is a ``Locked`` value.
 final class CurlLoop: @unchecked Sendable {
     private enum Command {

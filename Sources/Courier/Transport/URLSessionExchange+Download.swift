@@ -1,0 +1,108 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Download tasks: the body buffered on disk by URLSession (it cannot slow the network down to the
+/// consumer's pace), watched for progress and size while it arrives, and handed to the consumer
+/// from the file at the end.
+extension URLSessionExchange {
+    /// Reads a download task's byte count every 50 ms and reports it: FoundationNetworking's
+    /// download-task progress cannot be relied on on Linux (it may never come), so a size limit
+    /// checked only there may not fire while URLSession writes the whole body to its own file.
+    /// The watch runs on a thread of its own, as the deadline does: Dispatch's shared threads can
+    /// all be taken by URLSession's work. Download tasks are few (bodies over 16 MiB or of unknown
+    /// size), so a thread each is affordable.
+    func watchDownload(_ task: URLSessionTask) {
+        let thread = Thread { [weak self, weak task] in
+            while true {
+                usleep(50_000)
+                guard let self, let task, !self.hasFinished else { return }
+                // This read waits for URLSession's own queue, which a flood of data can keep busy
+                // for a while: the limit is then checked late, but no other work waits for it.
+                let received = task.countOfBytesReceived
+                guard received > 0 else { continue }
+                if !self.offerDownloadHead(task.response) || !self.downloadProgressed(received) {
+                    self.cancelTask()
+                    return
+                }
+            }
+        }
+        thread.name = "Courier URLSession download watch"
+        thread.start()
+    }
+
+    var hasFinished: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return isFinished
+    }
+
+    /// Offers the head of a download task's response to the consumer once it is known; `false`
+    /// (and the exchange failed) when the consumer threw.
+    func offerDownloadHead(_ response: URLResponse?) -> Bool {
+        guard let http = response as? HTTPURLResponse else { return true }
+        lock.lock()
+        let offered = headOffered
+        headOffered = true
+        lock.unlock()
+        return offered ? true : receive(http)
+    }
+
+    /// Reports the bytes a download task has written so far; `false` (and the exchange failed)
+    /// when the consumer refuses them (over its size limit).
+    @discardableResult
+    func downloadProgressed(_ total: Int64) -> Bool {
+        lock.lock()
+        // Before the head is known (URLSession on Linux gives it only at the end) the bytes are
+        // the consumer's too: its limit must hold from the first byte.
+        let streaming = (isStreaming || !headOffered) && !isFinished
+        lock.unlock()
+        guard streaming, let consumer else { return true }
+        do {
+            try consumer.bufferedBytesArrived(total)
+            return true
+        } catch {
+            finish(.failure(error))
+            return false
+        }
+    }
+
+    /// Moves a finished download task's file somewhere it survives the delegate call.
+    func keepDownloadedFile(_ location: URL) {
+        let kept = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-\(UUID().uuidString).body")
+        guard (try? FileManager.default.moveItem(at: location, to: kept)) != nil else { return }
+        lock.lock()
+        downloadedFile = kept
+        lock.unlock()
+    }
+
+    /// Hands a download task's file to the consumer (or reads it into the body), then finishes.
+    func completeDownload(_ file: URL, response: HTTPURLResponse) {
+        defer { try? FileManager.default.removeItem(at: file) }
+        _ = offerDownloadHead(response)
+        lock.lock()
+        let streaming = isStreaming
+        lock.unlock()
+        do {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
+                guard append(piece) else { return }
+            }
+        } catch {
+            finish(
+                .failure(
+                    APIError(
+                        .transport(.other), message: "reading the downloaded body failed: \(error)", request: request,
+                        underlyingError: error)))
+            return
+        }
+        lock.lock()
+        let body = streaming ? Data() : self.body
+        lock.unlock()
+        finish(.success(Self.makeResponse(response, body: body, request: request)))
+    }
+}
