@@ -42,16 +42,8 @@ final class ImageBodyCollector: ResponseBodyConsumer, @unchecked Sendable {
     }
 
     func receive(_ piece: Data) throws {
-        let cut = state.withLock { state -> HTTPResponse?? in
-            guard var head = state.errorHead else { return .none }
-            state.body.append(piece.prefix(max(0, Self.errorBodyLimit - state.body.count)))
-            guard state.body.count >= Self.errorBodyLimit else { return .some(nil) }
-            head.body = state.body
-            return .some(head)
-        }
-        if case .some(let errorResponse) = cut {
-            // Past the cap the rest is not read: the status says enough.
-            if let errorResponse { throw cutError(errorResponse) }
+        if let errorHead = state.withLock({ $0.errorHead }) {
+            try keepErrorBody(piece, head: errorHead)
             return
         }
         let progress = try state.withLock { state -> DownloadProgress in
@@ -60,6 +52,19 @@ final class ImageBodyCollector: ResponseBodyConsumer, @unchecked Sendable {
             return DownloadProgress(bytesReceived: Int64(state.body.count), bytesExpected: state.expected)
         }
         onProgress(progress)
+    }
+
+    /// Keeps the piece of an error body up to ``errorBodyLimit``; past it the rest is not read
+    /// (the status says enough) and the exchange fails with what was kept.
+    private func keepErrorBody(_ piece: Data, head: HTTPResponse) throws {
+        let full = state.withLock { state -> Data? in
+            state.body.append(piece.prefix(max(0, Self.errorBodyLimit - state.body.count)))
+            return state.body.count >= Self.errorBodyLimit ? state.body : nil
+        }
+        guard let full else { return }
+        var response = head
+        response.body = full
+        throw cutError(response)
     }
 
     /// The error of an error status whose body is over ``errorBodyLimit``: `response` carries what

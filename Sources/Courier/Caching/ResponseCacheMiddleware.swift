@@ -141,9 +141,7 @@ public struct ResponseCacheMiddleware: Middleware {
     private static func credentialDigest(of request: HTTPRequest) -> String? {
         var secrets = request.headers.filter(\.isSensitive).map { "\($0.name.canonicalName): \($0.value)" }
         let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
-        let named = Redaction.lowercased(request.sensitiveQueryItems)
-        for item in components?.queryItems ?? []
-        where Redactor.standard.isSecret(item.name) || named.contains(item.name.lowercased()) {
+        for item in components?.queryItems ?? [] where Redaction.isCredential(queryItem: item.name, of: request) {
             secrets.append("\(item.name)=\(item.value ?? "")")
         }
         if let user = components?.user { secrets.append("user=\(user)") }

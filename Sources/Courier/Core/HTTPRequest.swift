@@ -43,6 +43,6 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
 
     /// The method and the URL, secret query values redacted: `GET https://host/path?api_key=REDACTED`.
     public var description: String {
-        "\(method) \(Redaction.redact(url, extraNames: Redaction.lowercased(sensitiveQueryItems)))"
+        "\(method) \(Redaction.redact(urlOf: self))"
     }
 }

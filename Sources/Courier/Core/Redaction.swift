@@ -48,8 +48,16 @@ enum Redaction {
         redact(request.url, extraNames: extraNames.union(lowercased(request.sensitiveQueryItems)))
     }
 
-    /// The URL with its userinfo (a user name alone is often a token), the values of secret query items (and of items named in
-    /// `extraNames`, compared without case) replaced by the placeholder.
+    /// Whether the request's query item of this name carries a credential: named like a secret,
+    /// or named in ``HTTPRequest/sensitiveQueryItems`` (compared without case).
+    static func isCredential(queryItem name: String, of request: HTTPRequest) -> Bool {
+        Redactor.standard.isSecret(name)
+            || request.sensitiveQueryItems.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// The URL with its userinfo (a user name alone is often a token) and the values of secret
+    /// query items (and of items named in `extraNames`, compared without case) replaced by the
+    /// placeholder.
     static func redact(_ url: URL, extraNames: Set<String> = []) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return "<unparseable URL>"

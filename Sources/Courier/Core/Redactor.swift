@@ -42,7 +42,7 @@ public struct Redactor: Sendable, Hashable {
     }
 
     /// The header fields as `Name: value` lines, secret values replaced; URLs in `Location`,
-    /// `Content-Location` and `Link` have their secret query values and userinfo replaced.
+    /// `Content-Location`, `Refresh` and `Link` have their secret query values and userinfo replaced.
     public func redact(_ headers: HTTPHeaders) -> [String] {
         headers.map { field in
             let hidden = field.isSensitive || additionalNames.contains(field.name.canonicalName)

@@ -68,22 +68,8 @@ extension APIClient {
             writer.close()
             try? FileManager.default.removeItem(at: temporary)
         }
-        let streamedAtMost = (transport as? any HTTPDiskBufferingTransport)?.largestStreamedBody ?? .max
-        switch await announcedLength(request) {
-        case .some(let length?) where length <= streamedAtMost:
-            break
-        case .some(let length?):
-            // Over the limit already by its own word: no need to fetch a byte.
-            try writer.bufferedBytesArrived(length)
+        if try await needsDiskBuffering(request, writer: writer, maximumSize: options.maximumSize) {
             writer.didFallBehind()
-        case .some(nil) where (options.maximumSize ?? .max) <= streamedAtMost:
-            // A size unknown in advance but a small limit: stream it (memory stays under the
-            // limit), so the limit is checked on every piece as it arrives.
-            break
-        case .some(nil):
-            writer.didFallBehind()
-        case .none:
-            break
         }
         // Interruptions in a row that gained less than the minimum; an attempt that moved forward
         // enough resets it.
@@ -91,9 +77,10 @@ extension APIClient {
         var resumptions = 0
         while true {
             let before = writer.progress.bytesReceived
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { throw RedirectLoop.timeoutError(request, timeout: timeout) }
             var attempt = writer.beginAttempt(request)
-            attempt.timeout = deadline - ContinuousClock.now
-            guard attempt.timeout ?? .zero > .zero else { throw RedirectLoop.timeoutError(request, timeout: timeout) }
+            attempt.timeout = remaining
             do {
                 try await transfer(attempt, into: writer)
                 break
@@ -106,7 +93,7 @@ extension APIClient {
                     throw error
                 }
                 // Back off before asking a struggling server again: 0.1 s, doubling, at most 5 s.
-                let backoff = Duration.milliseconds(100 * (1 << min(fruitless, 6)))
+                let backoff = Duration.milliseconds(100 * (1 << min(max(fruitless - 1, 0), 6)))
                 let pause = min(backoff, .seconds(5), deadline - ContinuousClock.now)
                 if fruitless > 0, pause > .zero { try await Task.sleep(for: pause) }
             }
@@ -137,21 +124,28 @@ extension APIClient {
         }
     }
 
-    /// For URLSession, which must buffer a large body on disk (it cannot slow the network down to
-    /// the consumer's pace, so a large body streamed piece by piece would pile up in memory), the
-    /// body's length as a `HEAD` tells it (`.some(nil)` when unknown); `nil` for other transports,
-    /// which stream everything. Small bodies (16 MiB at most) stream and resume byte for byte,
-    /// larger or unknown ones go through a download task.
-    private func announcedLength(_ request: HTTPRequest) async -> Int64?? {
-        guard transport is any HTTPDiskBufferingTransport, request.method == .get else { return nil }
+    /// Whether the transport must buffer the body on disk first (URLSession cannot slow the network
+    /// down to the consumer's pace, so a large body streamed piece by piece would pile up in
+    /// memory). A `HEAD` tells the size first: small bodies stream and resume byte for byte, larger
+    /// ones go through the disk, and one over `maximumSize` is refused before the `GET`. A size
+    /// unknown in advance goes through the disk too, unless the limit itself is small enough to
+    /// stream (then the limit is checked on every piece as it arrives). Other transports stream
+    /// everything.
+    private func needsDiskBuffering(_ request: HTTPRequest, writer: FileDownloadWriter, maximumSize: Int64?)
+        async throws -> Bool
+    {
+        guard let buffering = transport as? any HTTPDiskBufferingTransport, request.method == .get else {
+            return false
+        }
         var probe = request
         probe.method = .head
         guard let head = try? await exchange(probe, record: ExchangeRecord(probe)),
             (200..<300).contains(head.status.code),
             head.headers[.contentEncoding] == nil,
             let length = head.headers[.contentLength].flatMap({ Int64($0) })
-        else { return .some(nil) }
-        return .some(length)
+        else { return (maximumSize ?? .max) > buffering.largestStreamedBody }
+        try writer.checkAnnouncedLength(length)
+        return length > buffering.largestStreamedBody
     }
 
     private static func isResumable(_ error: APIError) -> Bool {

@@ -91,6 +91,11 @@ final class FileDownloadWriter: ResponseBodyConsumer, @unchecked Sendable {
         return true
     }
 
+    /// Refuses a length announced before the exchange (by a `HEAD`) over the size limit.
+    func checkAnnouncedLength(_ length: Int64) throws {
+        if let maximumSize, length > maximumSize { throw tooLarge(maximumSize, head: nil) }
+    }
+
     /// Notes that the body is to be buffered on disk by the transport from now on.
     func didFallBehind() {
         lock.lock()

@@ -60,13 +60,7 @@ extension URLSessionExchange {
         let streaming = (isStreaming || !headOffered) && !isFinished
         lock.unlock()
         guard streaming, let consumer else { return true }
-        do {
-            try consumer.bufferedBytesArrived(total)
-            return true
-        } catch {
-            finish(.failure(error))
-            return false
-        }
+        return consumerAccepts { try consumer.bufferedBytesArrived(total) }
     }
 
     /// Moves a finished download task's file somewhere it survives the delegate call.

@@ -176,19 +176,24 @@ final class URLSessionExchange: @unchecked Sendable {
         }
         if isStreaming, let consumer {
             lock.unlock()
-            do {
-                try consumer.receive(data)
-                return true
-            } catch {
-                finish(.failure(error))
-                return false
-            }
+            return consumerAccepts { try consumer.receive(data) }
         }
         let fits = body.count + data.count <= maximumResponseSize
         if fits { body.append(data) }
         lock.unlock()
         if !fits { finish(.failure(tooLargeError())) }
         return fits
+    }
+
+    /// Runs a call to the consumer; `false` (and the exchange failed with its error) when it threw.
+    func consumerAccepts(_ call: () throws -> Void) -> Bool {
+        do {
+            try call()
+            return true
+        } catch {
+            finish(.failure(error))
+            return false
+        }
     }
 
     /// Notes that an authentication challenge was declined, so that the cancellation that follows it

@@ -16,7 +16,8 @@ import Foundation
 /// ``APIError/Kind/authentication(_:)`` with ``AuthenticationFailure/refreshFailed``, and is
 /// remembered for ``Configuration/refreshFailureCooldown``: requests rejected meanwhile fail the same
 /// way without asking the provider again. Too many refreshes (failed ones included) in a short
-/// window stop with ``AuthenticationFailure/refreshLimitExceeded`` instead of looping. Routes whose ``Route/requiresAuthentication`` is `false` pass through untouched.
+/// window stop with ``AuthenticationFailure/refreshLimitExceeded`` instead of looping. Routes whose
+/// ``Route/requiresAuthentication`` is `false` pass through untouched.
 public struct AuthMiddleware: Middleware {
     /// How the middleware decides when to refresh.
     public struct Configuration: Sendable {

@@ -41,9 +41,10 @@ extension CurlTransfer {
 
     private static let contentLengthPrefix = Array("content-length:".utf8)
     private static let statusLinePrefix = Array("http/".utf8)
+    private static let contentEncodingPrefix = Array("content-encoding:".utf8)
 
-    /// Notes a `Content-Length` or `Content-Encoding` line, for ``bodyStarts()``; the full checks (conflicting values,
-    /// interim heads) come with the parsed head.
+    /// Notes a status, `Content-Length` or `Content-Encoding` line, for ``bodyStarts()``; the full
+    /// checks (conflicting values, interim heads) come with the parsed head.
     func noteContentLength(_ line: UnsafeRawBufferPointer) -> Bool {
         if Self.hasPrefix(line, Self.statusLinePrefix) {
             // A new head (an interim one, or the origin's after a proxy's): forget the last one's.
@@ -79,8 +80,6 @@ extension CurlTransfer {
         body.reserveCapacity(length)
         return true
     }
-
-    private static let contentEncodingPrefix = Array("content-encoding:".utf8)
 
     /// The response of a delivery, its head parsed now if the loop left it raw. Called on the
     /// caller's thread.

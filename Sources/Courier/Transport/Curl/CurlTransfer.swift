@@ -211,9 +211,7 @@ final class CurlTransfer: @unchecked Sendable {
                     APIError(.transport(.badResponse), message: "the reply had no complete HTTP head", request: request)
                 )
             }
-            if !handleHeadIfComplete() {
-                return .failure(stopReason ?? APIError(.transport(.other), message: "stopped", request: request))
-            }
+            if !handleHeadIfComplete(), let stopReason { return .failure(stopReason) }
             var parsed = response
             parsed.status = HTTPStatus(code: status)
             parsed.headers = head.headers
