@@ -198,40 +198,43 @@ struct ResumptionLatencyTests {
         return try await client.send(.get("requests", query: ["key": key], as: Requests.self)).count
     }
 
+    /// Downloads `trickle/size` (the server sends `step` bytes per connection, then drops it) and
+    /// returns the error it must end with.
+    private func trickle(
+        _ kind: TransportKind, size: Int, step: Int = 1, key: String, options: DownloadOptions = DownloadOptions()
+    ) async -> APIError? {
+        let client = kind.client(LocalServers.files)
+        return await #expect(throws: APIError.self) {
+            try await client.download(
+                Request.get(
+                    Path(stringLiteral: "trickle/\(size)"), query: ["key": key, "step": "\(step)"], as: Data.self),
+                to: FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(key)"), options: options
+            ).file()
+        }
+    }
+
     @Test(
         "a server that sends a byte per connection and closes is given up on after a few resumptions",
         arguments: TransportKind.allCases)
     func trickleGivenUp(transport kind: TransportKind) async throws {
-        let client = kind.client(LocalServers.files)
         let key = "trickle-\(UUID())"
         let start = ContinuousClock.now
 
-        let error = await #expect(throws: APIError.self) {
-            try await client.download(
-                Request.get("trickle/1000000", query: ["key": key], as: Data.self),
-                to: FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(key)")
-            ).file()
-        }
+        let error = await trickle(kind, size: 1_000_000, key: key)
 
         #expect(error?.kind == .transport(.connectionLost))
-        // The first attempt and three fruitless resumptions, with 0.2 + 0.4 + 0.8 s of backoff.
+        // The first attempt and three fruitless resumptions, with 0.1 + 0.2 + 0.4 s of backoff.
         #expect(try await requests(key) == 4)
         #expect(ContinuousClock.now - start < .seconds(5))
     }
 
     @Test("a download's deadline covers every resumption, however much each brings", arguments: TransportKind.allCases)
     func deadlineCoversResumptions(transport kind: TransportKind) async throws {
-        let client = kind.client(LocalServers.files)
-        let key = "deadline-\(UUID())"
         let start = ContinuousClock.now
 
-        let error = await #expect(throws: APIError.self) {
-            try await client.download(
-                Request.get("trickle/1000000000", query: ["key": key, "step": "100000"], as: Data.self),
-                to: FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(key)"),
-                options: DownloadOptions(timeout: .seconds(1), maximumResumptions: .max)
-            ).file()
-        }
+        let error = await trickle(
+            kind, size: 1_000_000_000, step: 100_000, key: "deadline-\(UUID())",
+            options: DownloadOptions(timeout: .seconds(1), maximumResumptions: .max))
 
         #expect(error?.kind == .transport(.deadlineExceeded))
         #expect(ContinuousClock.now - start < .seconds(3))
@@ -239,16 +242,10 @@ struct ResumptionLatencyTests {
 
     @Test("resumptions stop at their cap even when each brings enough", arguments: TransportKind.allCases)
     func resumptionCap(transport kind: TransportKind) async throws {
-        let client = kind.client(LocalServers.files)
         let key = "cap-\(UUID())"
 
-        let error = await #expect(throws: APIError.self) {
-            try await client.download(
-                Request.get("trickle/10000000", query: ["key": key, "step": "100000"], as: Data.self),
-                to: FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(key)"),
-                options: DownloadOptions(maximumResumptions: 5)
-            ).file()
-        }
+        let error = await trickle(
+            kind, size: 10_000_000, step: 100_000, key: key, options: DownloadOptions(maximumResumptions: 5))
 
         #expect(error?.kind == .transport(.connectionLost))
         #expect(try await requests(key) == 6)

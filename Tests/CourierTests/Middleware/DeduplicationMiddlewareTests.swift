@@ -29,6 +29,15 @@ struct DeduplicationMiddlewareTests {
         }
     }
 
+    /// Both calls at once, so that they are in flight together.
+    private func together(
+        _ first: @escaping @Sendable () async throws -> String, _ second: @escaping @Sendable () async throws -> String
+    ) async throws -> (String, String) {
+        async let one = first()
+        async let two = second()
+        return try await (one, two)
+    }
+
     @Test("one middleware shared by two clients with different tokens never gives one user the other's response")
     func twoUsers() async throws {
         let transport = echoingTransport()
@@ -40,9 +49,9 @@ struct DeduplicationMiddlewareTests {
             baseURL: baseURL, transport: transport,
             middlewares: [shared, AuthMiddleware(credential: .bearer("bob-token"))])
 
-        async let adas = ada.send(.get("me", as: String.self))
-        async let bobs = bob.send(.get("me", as: String.self))
-        let (forAda, forBob) = try await (adas, bobs)
+        let (forAda, forBob) = try await together(
+            { try await ada.send(.get("me", as: String.self)) },
+            { try await bob.send(.get("me", as: String.self)) })
 
         #expect(forAda.contains("Bearer ada-token"))
         #expect(forBob.contains("Bearer bob-token"))
@@ -56,9 +65,9 @@ struct DeduplicationMiddlewareTests {
             baseURL: baseURL, transport: transport,
             middlewares: [DeduplicationMiddleware(), AuthMiddleware(credential: .bearer("secret-token"))])
 
-        async let authenticated = client.send(.get("me", as: String.self))
-        async let anonymous = client.send(.get("me", as: String.self).policies(requiresAuthentication: false))
-        let (withToken, without) = try await (authenticated, anonymous)
+        let (withToken, without) = try await together(
+            { try await client.send(.get("me", as: String.self)) },
+            { try await client.send(.get("me", as: String.self).policies(requiresAuthentication: false)) })
 
         #expect(withToken.contains("Bearer secret-token"))
         #expect(without.contains("Authorization=-"), "\(without)")
@@ -76,9 +85,9 @@ struct DeduplicationMiddlewareTests {
         let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [DeduplicationMiddleware()])
         let header = HTTPHeaders.Name(name)
 
-        async let one = client.send(Request<String>(path: "report", headers: [header: first], as: String.self))
-        async let two = client.send(Request<String>(path: "report", headers: [header: second], as: String.self))
-        let (forOne, forTwo) = try await (one, two)
+        let (forOne, forTwo) = try await together(
+            { try await client.send(Request<String>(path: "report", headers: [header: first], as: String.self)) },
+            { try await client.send(Request<String>(path: "report", headers: [header: second], as: String.self)) })
 
         #expect(forOne.contains("\(name)=\(first)"), "\(forOne)")
         #expect(forTwo.contains("\(name)=\(second)"), "\(forTwo)")
@@ -93,9 +102,9 @@ struct DeduplicationMiddlewareTests {
             middlewares: [DeduplicationMiddleware(ignoredHeaders: ["X-Request-ID"])]
         )
 
-        async let one = client.send(Request<String>(path: "report", headers: ["X-Request-ID": "1"], as: String.self))
-        async let two = client.send(Request<String>(path: "report", headers: ["X-Request-ID": "2"], as: String.self))
-        let (forOne, forTwo) = try await (one, two)
+        let (forOne, forTwo) = try await together(
+            { try await client.send(Request<String>(path: "report", headers: ["X-Request-ID": "1"], as: String.self)) },
+            { try await client.send(Request<String>(path: "report", headers: ["X-Request-ID": "2"], as: String.self)) })
 
         #expect(forOne == forTwo)
         #expect(transport.requests.count == 1)
