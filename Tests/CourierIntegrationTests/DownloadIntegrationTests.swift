@@ -201,13 +201,15 @@ struct ResumptionLatencyTests {
     /// Downloads `trickle/size` (the server sends `step` bytes per connection, then drops it) and
     /// returns the error it must end with.
     private func trickle(
-        _ kind: TransportKind, size: Int, step: Int = 1, key: String, options: DownloadOptions = DownloadOptions()
+        _ kind: TransportKind, size: Int, step: Int = 1, pace: Double = 0, key: String,
+        options: DownloadOptions = DownloadOptions()
     ) async -> APIError? {
         let client = kind.client(LocalServers.files)
         return await #expect(throws: APIError.self) {
             try await client.download(
                 Request.get(
-                    Path(stringLiteral: "trickle/\(size)"), query: ["key": key, "step": "\(step)"], as: Data.self),
+                    Path(stringLiteral: "trickle/\(size)"), query: ["key": key, "step": "\(step)", "pace": "\(pace)"],
+                    as: Data.self),
                 to: FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(key)"), options: options
             ).file()
         }
@@ -232,8 +234,10 @@ struct ResumptionLatencyTests {
     func deadlineCoversResumptions(transport kind: TransportKind) async throws {
         let start = ContinuousClock.now
 
+        // 16 MB (streamed by both transports, so every attempt gains 70 KB), 10 ms per connection:
+        // more than two seconds of productive resumptions for a one-second deadline.
         let error = await trickle(
-            kind, size: 1_000_000_000, step: 100_000, key: "deadline-\(UUID())",
+            kind, size: 16_000_000, step: 70_000, pace: 0.01, key: "deadline-\(UUID())",
             options: DownloadOptions(timeout: .seconds(1), maximumResumptions: .max))
 
         #expect(error?.kind == .transport(.deadlineExceeded))

@@ -6,8 +6,9 @@ connections cut part way, a server that ignores Range, a gzip bomb, and suggeste
   GET /bytes/N                 N bytes (byte i is i % 251), ETag, Range and If-Range honoured
   GET /flaky/N?key=K&cut=M     the first request for K sends M of N bytes and drops the connection;
                                later ones behave like /bytes/N (with &norange=1 they ignore Range)
-  GET /trickle/N?key=K&step=S  honours Range, but sends only S bytes (1 by default) of each answer and drops
-                               the connection: a download resumed forever unless bounded
+  GET /trickle/N?key=K&step=S&pace=P  honours Range, but sends only S bytes (1 by default) of each answer,
+                               P seconds after the request (none by default), and drops the connection:
+                               a download resumed forever unless bounded
   GET /requests?key=K          {"count": n, "ranges": [...]}: what the flaky path saw for K
   GET /chunked/N?pace=S        N bytes chunked, no Content-Length (a size the client learns only at the end),
                                S seconds before each 1 MiB piece (none by default)
@@ -116,6 +117,7 @@ class Files(BaseHTTPRequestHandler):
                 with seen_lock:
                     record = seen.setdefault(key, {"count": 0, "ranges": []})
                     record["count"] += 1
+            time.sleep(float(query.get("pace", "0")))
             return self._serve_bytes(int(parts[1]), cut=int(query.get("step", "1")))
         if parts[0] == "requests":
             with seen_lock:
