@@ -10,8 +10,9 @@ connections cut part way, a server that ignores Range, a gzip bomb, and suggeste
                                P seconds after the request (none by default), and drops the connection:
                                a download resumed forever unless bounded
   GET /requests?key=K          {"count": n, "ranges": [...]}: what the flaky path saw for K
-  GET /chunked/N?pace=S        N bytes chunked, no Content-Length (a size the client learns only at the end),
-                               S seconds before each 1 MiB piece (none by default)
+  GET /chunked/N?pace=S&key=K  N bytes chunked, no Content-Length (a size the client learns only at the end),
+                               S seconds before each 1 MiB piece (none by default); /requests?key=K
+                               then says how many bytes went out ("sent")
   GET /gzip-bomb               Content-Encoding: gzip; 256 MiB of zeros in about 256 KB
   GET /named?filename=F        a small body with Content-Disposition: attachment; filename="F"
   GET /static/NAME             the file NAME of the --static folder (for courier-bench --quick)
@@ -139,6 +140,9 @@ class Files(BaseHTTPRequestHandler):
                     piece = BLOCK[: min(1 << 20, size - sent)]
                     self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
                     sent += len(piece)
+                    if "key" in query:
+                        with seen_lock:
+                            seen.setdefault(query["key"], {"count": 0, "ranges": []})["sent"] = sent
                 self.wfile.write(b"0\r\n\r\n")
             except OSError:
                 pass
