@@ -54,6 +54,8 @@ CHECK(CCURL_HTTP_VERSION_1_1, CURL_HTTP_VERSION_1_1);
 CHECK(CCURL_HTTP_VERSION_2TLS, CURL_HTTP_VERSION_2TLS);
 CHECK(CCURLPIPE_MULTIPLEX, CURLPIPE_MULTIPLEX);
 CHECK(CCURL_READFUNC_ABORT, CURL_READFUNC_ABORT);
+CHECK(CCURL_WRITEFUNC_PAUSE, CURL_WRITEFUNC_PAUSE);
+CHECK(CCURLPAUSE_CONT, CURLPAUSE_CONT);
 CHECK(CCURL_SEEKFUNC_OK, CURL_SEEKFUNC_OK);
 CHECK(CCURL_SEEKFUNC_FAIL, CURL_SEEKFUNC_FAIL);
 CHECK(CCURL_ERROR_SIZE, CURL_ERROR_SIZE);
@@ -112,6 +114,7 @@ static struct {
     ccurl_easy *(*easy_init)(void);
     void (*easy_cleanup)(ccurl_easy *);
     int (*easy_setopt)(ccurl_easy *, int, ...);
+    int (*easy_pause)(ccurl_easy *, int);
     const char *(*easy_strerror)(int);
     ccurl_slist *(*slist_append)(ccurl_slist *, const char *);
     void (*slist_free_all)(ccurl_slist *);
@@ -166,6 +169,7 @@ static void load(void) {
     RESOLVE(easy_init, "curl_easy_init");
     RESOLVE(easy_cleanup, "curl_easy_cleanup");
     RESOLVE(easy_setopt, "curl_easy_setopt");
+    RESOLVE(easy_pause, "curl_easy_pause");
     RESOLVE(easy_strerror, "curl_easy_strerror");
     RESOLVE(slist_append, "curl_slist_append");
     RESOLVE(slist_free_all, "curl_slist_free_all");
@@ -221,6 +225,8 @@ int ccurl_easy_setopt_data_callback(ccurl_easy *easy, int option, ccurl_data_cal
 int ccurl_easy_setopt_seek_callback(ccurl_easy *easy, ccurl_seek_callback callback) {
     return curl.easy_setopt(easy, CCURLOPT_SEEKFUNCTION, callback);
 }
+
+int ccurl_easy_pause(ccurl_easy *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
 
 const char *ccurl_easy_strerror(int code) { return curl.easy_strerror(code); }
 

@@ -184,11 +184,19 @@ public final class StubTransport: HTTPStreamingTransport, @unchecked Sendable {
             var offset = bytes.startIndex
             while offset < bytes.endIndex {
                 try Task.checkCancellation()
+                await Self.waitForRoom(in: consumer)
                 let end = min(offset + 65_536, bytes.endIndex)
                 try consumer.receive(bytes.subdata(in: offset..<end))
                 offset = end
             }
             return head
+        }
+    }
+
+    /// Flow control, as a network transport has it: the next piece waits until the consumer has room.
+    private static func waitForRoom(in consumer: any ResponseBodyConsumer) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            if consumer.hasRoom(orWhenRoom: { continuation.resume() }) { continuation.resume() }
         }
     }
 

@@ -36,6 +36,7 @@ the count. Paths:
   /linked-page        200 [1], with Link: rel="next" to /echo on the second port (same host)
   /multipart          parses a multipart/form-data body with Python's email parser (which reads
                       backslash escapes in quoted strings): [{"name", "filename", "content"}]
+  /sse/…, /cookies/…  Server-Sent Events and cookies: see sessions.py
 """
 import email.policy
 import json
@@ -46,6 +47,7 @@ import time
 from email.parser import BytesParser
 from urllib.parse import parse_qs, urlparse
 
+import sessions
 from common import gzip_bomb, lifetime_parser
 counts = {}
 counts_lock = threading.Lock()
@@ -139,6 +141,8 @@ def handle(connection, port):
 
 def serve(connection, path, query, head, received, port):
     send = connection.sendall
+    if sessions.serve(connection, path, query, head, port, ports, response):
+        return
     if path == "/ports":
         send(response(200, json.dumps({"ports": ports}).encode(), [("Content-Type", "application/json")]))
     elif path == "/ok":

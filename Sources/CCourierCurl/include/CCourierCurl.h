@@ -69,6 +69,8 @@ enum {
     CCURL_HTTP_VERSION_2TLS = 4,
     CCURLPIPE_MULTIPLEX = 2,
     CCURL_READFUNC_ABORT = 0x10000000,
+    CCURL_WRITEFUNC_PAUSE = 0x10000001,
+    CCURLPAUSE_CONT = 0,
     CCURL_SEEKFUNC_OK = 0,
     CCURL_SEEKFUNC_FAIL = 1,
     CCURL_ERROR_SIZE = 256,
@@ -125,6 +127,9 @@ int ccurl_easy_setopt_int64(ccurl_easy *easy, int option, int64_t value);
 int ccurl_easy_setopt_pointer(ccurl_easy *easy, int option, const void *value);
 int ccurl_easy_setopt_data_callback(ccurl_easy *easy, int option, ccurl_data_callback callback);
 int ccurl_easy_setopt_seek_callback(ccurl_easy *easy, ccurl_seek_callback callback);
+/// Pauses or (with `CCURLPAUSE_CONT`) resumes a transfer; on the loop thread only. Resuming may
+/// call the write callback at once with the data held back when it paused.
+int ccurl_easy_pause(ccurl_easy *easy, int bitmask);
 const char *ccurl_easy_strerror(int code);
 
 ccurl_slist *ccurl_slist_append(ccurl_slist *list, const char *line);

@@ -9,6 +9,13 @@ import Foundation
 enum TransportCall {
     static func send(_ request: HTTPRequest, through transport: any HTTPTransport) async throws -> HTTPResponse {
         try RequestValidation.validate(request)
+        if BodyStreaming.consumer?.forbidsReplay == true {
+            throw APIError(
+                .middleware,
+                message: "a middleware sent a stream's request again after its head reached the caller; "
+                    + "a stream's body cannot be spliced from two responses",
+                request: request)
+        }
         do {
             guard let consumer = BodyStreaming.consumer else { return try await transport.send(request) }
             if let streaming = transport as? any HTTPStreamingTransport {

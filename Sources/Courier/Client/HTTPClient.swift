@@ -47,6 +47,7 @@ struct RouteEndpoint<Base: Route, Response: Decodable & Sendable>: Endpoint {
     var headers: HTTPHeaders { route.headers }
     var body: RequestBody? { route.body }
     var timeout: Duration? { route.timeout }
+    var idleTimeout: Duration? { route.idleTimeout }
     var baseURL: URL? { route.baseURL }
     var acceptableStatuses: AcceptableStatuses { route.acceptableStatuses }
     var acceptableContentTypes: [String]? { route.acceptableContentTypes }

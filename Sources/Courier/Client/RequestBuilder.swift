@@ -27,7 +27,7 @@ enum RequestBuilder {
         )
         var request = HTTPRequest(
             method: method, url: url, headers: route.headers.adding(defaults: defaultHeaders), timeout: route.timeout,
-            policies: policies
+            idleTimeout: route.idleTimeout, policies: policies
         )
         var temporaryFile: URL?
         if let body = route.body {

@@ -15,6 +15,10 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
     /// The longest this exchange may take from start to last byte, redirects included, or `nil`
     /// for the transport's own default. Unlike URLSession's idle timeout, this is a hard deadline.
     public var timeout: Duration?
+    /// The longest the exchange may go without a byte moving, or `nil` for the transport's own
+    /// ``CurlTransport/Configuration/idleTimeout`` or ``URLSessionTransport/Configuration/idleTimeout``.
+    /// A stream that the caller stops reading is paused, not idle.
+    public var idleTimeout: Duration?
     /// What the route declared for the middlewares: authentication, retry and cache policies.
     public var policies: RequestPolicies
     /// Names of query items that carry a credential whatever they are called (`appid`, `k`):
@@ -29,6 +33,7 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
         headers: HTTPHeaders = [:],
         body: HTTPBody? = nil,
         timeout: Duration? = nil,
+        idleTimeout: Duration? = nil,
         policies: RequestPolicies = RequestPolicies(),
         sensitiveQueryItems: Set<String> = []
     ) {
@@ -37,6 +42,7 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.idleTimeout = idleTimeout
         self.policies = policies
         self.sensitiveQueryItems = sensitiveQueryItems
     }

@@ -62,6 +62,9 @@ final class FileDownloadWriter: ResponseBodyConsumer, @unchecked Sendable {
         return DownloadProgress(bytesReceived: written, bytesExpected: expected)
     }
 
+    /// The bytes in the file (for the log line of the exchange).
+    var streamedByteCount: Int64? { progress.bytesReceived }
+
     func responseHeadArrived(_ head: HTTPResponse) throws -> Bool {
         guard (200..<300).contains(head.status.code) else { return false }
         lock.lock()

@@ -20,6 +20,8 @@ public struct Request<Response: Sendable>: Endpoint {
     public var body: RequestBody?
     /// The timeout for this call.
     public var timeout: Duration?
+    /// The idle timeout for this call (see ``Route/idleTimeout``).
+    public var idleTimeout: Duration?
     /// The base URL for this call, replacing the client's.
     public var baseURL: URL?
     /// Whether the authentication middleware authenticates this call; `true` unless changed.

@@ -43,6 +43,9 @@ public protocol Route: Sendable {
     var body: RequestBody? { get }
     /// The longest this call may take, overriding the transport's default; `nil` by default.
     var timeout: Duration? { get }
+    /// The longest this call may go without a byte moving, overriding the transport's idle timeout;
+    /// `nil` by default. Long-lived streams often want a generous one (or a server heartbeat).
+    var idleTimeout: Duration? { get }
     /// A base URL that replaces the client's for this call; `nil` by default.
     var baseURL: URL? { get }
     /// The statuses that count as success; `200..<300` by default.
@@ -69,6 +72,8 @@ extension Route {
     public var body: RequestBody? { nil }
     /// The transport's default timeout.
     public var timeout: Duration? { nil }
+    /// The transport's idle timeout.
+    public var idleTimeout: Duration? { nil }
     /// The client's base URL.
     public var baseURL: URL? { nil }
     /// `200..<300`.

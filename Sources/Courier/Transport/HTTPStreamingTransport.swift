@@ -35,6 +35,24 @@ package protocol ResponseBodyConsumer: Sendable {
     /// without flow control (URLSession queues every piece in memory); the next attempt should ask
     /// for ``prefersDiskBuffering``.
     func didFallBehind()
+
+    /// Flow control: whether the consumer has room for more body now. When it has none it keeps
+    /// `resume` and calls it once, from any thread and never while holding a lock of its own, when
+    /// room comes back; the transport stops reading until then (``CurlTransport`` pauses the
+    /// transfer, ``URLSessionTransport`` suspends its task).
+    func hasRoom(orWhenRoom resume: @escaping @Sendable () -> Void) -> Bool
+
+    /// Whether the transport should hand over the final head as soon as it is complete, before
+    /// any body byte (a stream whose server sends its head, then waits).
+    var wantsEarlyHead: Bool { get }
+
+    /// Whether the request may no longer be sent again (by a retry, a token refresh): once a
+    /// stream's head reached its caller, another attempt would splice two bodies together.
+    var forbidsReplay: Bool { get }
+
+    /// How many body bytes the consumer took from the exchange so far (for the log line of a
+    /// streamed response), or `nil` when it does not count.
+    var streamedByteCount: Int64? { get }
 }
 
 extension ResponseBodyConsumer {
@@ -46,6 +64,18 @@ extension ResponseBodyConsumer {
 
     /// Does nothing.
     package func didFallBehind() {}
+
+    /// Always room: the consumer takes every piece as it comes.
+    package func hasRoom(orWhenRoom resume: @escaping @Sendable () -> Void) -> Bool { true }
+
+    /// `false`: the head when the body starts (or the exchange ends).
+    package var wantsEarlyHead: Bool { false }
+
+    /// `false`.
+    package var forbidsReplay: Bool { false }
+
+    /// `nil`.
+    package var streamedByteCount: Int64? { nil }
 }
 
 /// A transport that can hand a response body to a ``ResponseBodyConsumer`` as it arrives.

@@ -13,19 +13,24 @@ enum RedirectLoop {
         exchange: (HTTPRequest, ContinuousClock.Instant) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         let deadline = ContinuousClock.now + timeout
-        var current = request
+        let base = RedirectHops.observer.flatMap { observer in observer.baseRequest(for: request).map { (observer, $0) }
+        }
+        let observer = base?.0
+        var current = base?.1 ?? request
         var redirects = 0
         while true {
             guard deadline > ContinuousClock.now else {
                 throw timeoutError(current, timeout: timeout)
             }
+            let outgoing = observer?.request(forHop: current) ?? current
             // A transport may be called directly, without the client's checks: validate every hop.
-            try RequestValidation.validate(current)
-            var response = try await exchange(current, deadline)
+            try RequestValidation.validate(outgoing)
+            var response = try await exchange(outgoing, deadline)
             guard let next = try policy.nextRequest(after: response, to: current, redirectsSoFar: redirects) else {
                 response.redirectCount = redirects
                 return response
             }
+            observer?.didReceiveRedirect(response, to: outgoing)
             current = next
             redirects += 1
         }

@@ -33,11 +33,21 @@ final class URLSessionExchange: @unchecked Sendable {
     static let largestStreamedBody: Int64 = 16 << 20
     /// Where a download task's body was kept, until it is handed over.
     var downloadedFile: URL?
+    /// Told how much of the request body went out, when the caller watches upload progress.
+    let uploadMeter: UploadMeter?
+    /// Flow control: whether the task is suspended because the consumer has no room, and whether
+    /// room came back while the exchange was deciding to suspend it.
+    private var isPausedForConsumer = false
+    private var roomCameBack = false
+    /// Suspends and resumes tasks in the order they were decided (a resume that overtook its suspend
+    /// would be a fatal error in Foundation).
+    private static let flowQueue = DispatchQueue(label: "Courier.URLSessionTransport.flow")
 
     init(
         request: HTTPRequest, timeout: Duration, maximumResponseSize: Int,
-        consumer: (any ResponseBodyConsumer)? = nil, isDownloadTask: Bool = false
+        consumer: (any ResponseBodyConsumer)? = nil, isDownloadTask: Bool = false, uploadMeter: UploadMeter? = nil
     ) {
+        self.uploadMeter = uploadMeter
         self.isDownloadTask = isDownloadTask
         self.request = request
         self.timeout = timeout
@@ -175,14 +185,45 @@ final class URLSessionExchange: @unchecked Sendable {
             return false
         }
         if isStreaming, let consumer {
+            roomCameBack = false
             lock.unlock()
-            return consumerAccepts { try consumer.receive(data) }
+            guard consumerAccepts({ try consumer.receive(data) }) else { return false }
+            let hasRoom = consumer.hasRoom { [weak self] in self?.consumerHasRoom() }
+            if !hasRoom { pauseForConsumer() }
+            return true
         }
         let fits = body.count + data.count <= maximumResponseSize
         if fits { body.append(data) }
         lock.unlock()
         if !fits { finish(.failure(tooLargeError())) }
         return fits
+    }
+
+    /// Suspends the task until the consumer has room, unless room came back meanwhile. URLSession
+    /// has read the bytes in flight already; the consumer takes those, then nothing more arrives.
+    private func pauseForConsumer() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !roomCameBack, !isFinished, let task else { return }
+        isPausedForConsumer = true
+        Self.flowQueue.async { task.suspend() }
+    }
+
+    /// The consumer has room again: resume the task if it was suspended for it.
+    private func consumerHasRoom() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard isPausedForConsumer else {
+            roomCameBack = true
+            return
+        }
+        isPausedForConsumer = false
+        if let task { Self.flowQueue.async { task.resume() } }
+    }
+
+    /// The request body's progress, from the delegate.
+    func bodySent(_ total: Int64, of expected: Int64) {
+        uploadMeter?.sent(total, of: expected > 0 ? expected : request.body?.length)
     }
 
     /// Runs a call to the consumer; `false` (and the exchange failed with its error) when it threw.

@@ -140,7 +140,8 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         let buffersOnDisk = consumer?.prefersDiskBuffering == true && request.body == nil
         let exchange = URLSessionExchange(
             request: request, timeout: timeout, maximumResponseSize: configuration.maximumResponseSize,
-            consumer: consumer, isDownloadTask: buffersOnDisk
+            consumer: consumer, isDownloadTask: buffersOnDisk,
+            uploadMeter: request.body == nil ? nil : UploadMeter.current
         )
         let (session, delegate, taskQueue) = (self.session, self.delegate, self.taskQueue)
         return try await withTaskCancellationHandler {
@@ -179,7 +180,8 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         urlRequest.httpShouldHandleCookies = false
         // Only the setter counts on Linux, and it truncates to whole seconds (below 1 s it fires at
         // once): round up, and leave sub-second precision to the deadline.
-        urlRequest.timeoutInterval = max(1, configuration.idleTimeout.timeInterval.rounded(.up))
+        let idleTimeout = request.idleTimeout ?? configuration.idleTimeout
+        urlRequest.timeoutInterval = max(1, idleTimeout.timeInterval.rounded(.up))
         // URLSession sets Content-Length from the body itself; a second one would be a framing error.
         for field in request.headers where field.name != .contentLength {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)

@@ -64,9 +64,11 @@ public struct LoggingMiddleware: Middleware {
             let response = try await next(request)
             let level: LogLevel = response.status.code >= 400 ? .warning : .info
             if handler.minimumLevel <= level {
+                // A streamed body went to its consumer (a file, a stream's reader), not into the response.
+                let size = BodyStreaming.consumer?.streamedByteCount.map { "\($0) bytes streamed" }
                 let line =
                     "\(target) → \(response.status) in \(Self.milliseconds(since: start)), "
-                    + "\(response.body.count) bytes\(attemptNote)"
+                    + "\(response.body.isEmpty ? size ?? "0 bytes" : "\(response.body.count) bytes")\(attemptNote)"
                 handler.log(level, redactor.scrub(line, secretsOf: request))
             }
             if detailed {

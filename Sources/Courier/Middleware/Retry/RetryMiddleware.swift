@@ -97,6 +97,8 @@ public struct RetryMiddleware: Middleware {
         policy: RetryPolicy,
         request: HTTPRequest
     ) -> Duration? {
+        // A stream whose head reached its caller is past retrying: its body has begun.
+        if BodyStreaming.consumer?.forbidsReplay == true { return nil }
         let response: HTTPResponse?
         let mayResend: Bool
         switch outcome {

@@ -21,6 +21,7 @@ final class CurlLoop: @unchecked Sendable {
         case start(CurlTransfer)
         case run(UnownedJob)
         case cancel(CurlTransfer)
+        case resume(CurlTransfer)
         case shutdown
     }
 
@@ -31,7 +32,6 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private let multi: OpaquePointer
-    private let idleTimeout: Duration
     private let configuration: CurlTransport.Configuration
     /// Commands for the loop; whether it is (about to be) asleep in `curl_multi_poll`, so needs a
     /// wake-up; whether it has shut down (then nothing more is accepted).
@@ -44,7 +44,6 @@ final class CurlLoop: @unchecked Sendable {
     init?(configuration: CurlTransport.Configuration) {
         guard let multi = ccurl_multi_init() else { return nil }
         self.multi = multi
-        idleTimeout = configuration.idleTimeout
         self.configuration = configuration
         poolLimit = max(1, configuration.maximumConnections)
         ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_PIPELINING), CCURLPIPE_MULTIPLEX)
@@ -68,6 +67,11 @@ final class CurlLoop: @unchecked Sendable {
     /// Removes the transfer on the loop thread, if it is running.
     func cancel(_ transfer: CurlTransfer) {
         _ = submit(.cancel(transfer))
+    }
+
+    /// Resumes a transfer paused because its consumer had no room (a no-op once it ended).
+    func resume(_ transfer: CurlTransfer) {
+        _ = submit(.resume(transfer))
     }
 
     /// Ends the loop: running transfers are cancelled, handles freed, the thread exits.
@@ -105,6 +109,7 @@ final class CurlLoop: @unchecked Sendable {
                 case .start(let transfer): add(transfer)
                 case .run(let job): job.runSynchronously(on: asUnownedTaskExecutor())
                 case .cancel(let transfer): remove(transfer, finishingWith: .failure(CancellationError()))
+                case .resume(let transfer): unpause(transfer)
                 case .shutdown:
                     tearDown()
                     return
@@ -166,7 +171,17 @@ final class CurlLoop: @unchecked Sendable {
             return
         }
         transfer.easy = handle.easy
+        if transfer.consumer != nil { transfer.loop = self }
         running[handle.easy] = (transfer, handle)
+    }
+
+    /// Lets a paused transfer go on; libcurl may hand it the held-back bytes at once (and the
+    /// consumer may pause it again). Its idle clock starts afresh: it waited for its consumer.
+    private func unpause(_ transfer: CurlTransfer) {
+        guard let easy = transfer.easy, running[easy]?.transfer === transfer, transfer.isPaused else { return }
+        transfer.isPaused = false
+        transfer.lastActivity = ContinuousClock.now
+        ccurl_easy_pause(easy, Int32(CCURLPAUSE_CONT))
     }
 
     /// Takes a running transfer off libcurl and finishes it (a no-op once it finished otherwise).
@@ -237,11 +252,11 @@ final class CurlLoop: @unchecked Sendable {
         var earliest = Duration.seconds(1)
         var expired: [OpaquePointer] = []
         for (easy, entry) in running {
-            if entry.transfer.movedSinceLastLook {
+            if entry.transfer.movedSinceLastLook || entry.transfer.isPaused {
                 entry.transfer.movedSinceLastLook = false
                 entry.transfer.lastActivity = now
             }
-            let left = entry.transfer.lastActivity + idleTimeout - now
+            let left = entry.transfer.lastActivity + entry.transfer.idleTimeout - now
             if left <= .zero {
                 expired.append(easy)
             } else if left < earliest {

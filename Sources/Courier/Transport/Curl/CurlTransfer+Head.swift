@@ -27,7 +27,9 @@ extension CurlTransfer {
             return stop(APIError(.transport(.badResponse), message: error.reason, request: request))
         }
         // The head is acted on when the body starts (or the exchange ends): until then another
-        // head may follow and replace it.
+        // head may follow and replace it. A stream takes it as soon as it is complete (libcurl
+        // suppresses a proxy's CONNECT head, and interim 1xx heads never complete one).
+        if consumer?.wantsEarlyHead == true, head.isComplete { return handleHeadIfComplete() }
         return true
     }
 

@@ -165,7 +165,11 @@ private let curlWriteCallback: ccurl_data_callback = { buffer, size, count, cont
     guard let context else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
-    return transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
+    switch transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length)) {
+    case .taken: return length
+    case .stop: return 0
+    case .pause: return Int(CCURL_WRITEFUNC_PAUSE)
+    }
 }
 
 private let curlReadCallback: ccurl_data_callback = { buffer, size, count, context in

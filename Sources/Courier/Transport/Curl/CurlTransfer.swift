@@ -21,8 +21,17 @@ final class CurlTransfer: @unchecked Sendable {
     let deadline: ContinuousClock.Instant
     let configuration: CurlTransport.Configuration
     let consumer: (any ResponseBodyConsumer)?
+    /// The longest the transfer may go without a byte moving (the request's, else the transport's).
+    let idleTimeout: Duration
+    /// Told how much of the request body went out, when the caller watches upload progress.
+    let uploadMeter: UploadMeter?
 
     // MARK: Loop thread only
+
+    /// The loop running the transfer, for a consumer that asks to resume it (set when it pauses).
+    weak var loop: CurlLoop?
+    /// Whether the transfer is paused because the consumer has no room (then it is not idle).
+    var isPaused = false
 
     /// The easy handle running this transfer, while it runs.
     var easy: OpaquePointer?
@@ -77,9 +86,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     init(
         request: HTTPRequest, budget: Duration, configuration: CurlTransport.Configuration,
-        consumer: (any ResponseBodyConsumer)?
+        consumer: (any ResponseBodyConsumer)?, uploadMeter: UploadMeter? = nil
     ) {
         self.request = request
+        idleTimeout = request.idleTimeout ?? configuration.idleTimeout
+        self.uploadMeter = uploadMeter
         self.budget = budget
         deadline = ContinuousClock.now + budget
         self.configuration = configuration
@@ -139,21 +150,41 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Callbacks, on the loop thread (the head's in CurlTransfer+Head.swift)
 
-    /// Body bytes (decoded); `false` stops the transfer.
-    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// What the write callback answers: every byte taken, a stop, or a pause (libcurl keeps the
+    /// bytes and offers them again when the transfer resumes).
+    enum BodyVerdict {
+        case taken
+        case stop
+        case pause
+    }
+
+    /// Body bytes (decoded): taken, refused (the transfer stops) or held back (it pauses until
+    /// the consumer has room).
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyVerdict {
         movedSinceLastLook = true
-        if !bodyStarted, !bodyStarts() || !handleHeadIfComplete() { return false }
+        if !bodyStarted, !bodyStarts() || !handleHeadIfComplete() { return .stop }
         if isStreaming, let consumer {
+            let hasRoom = consumer.hasRoom { [weak loop, weak self] in
+                if let loop, let self { loop.resume(self) }
+            }
+            guard hasRoom else {
+                isPaused = true
+                return .pause
+            }
             do {
                 try consumer.receive(Data(bytes))
             } catch {
-                return stop(error)
+                _ = stop(error)
+                return .stop
             }
-            return true
+            return .taken
         }
-        guard body.count + bytes.count <= configuration.maximumResponseSize else { return stop(tooLargeError()) }
+        guard body.count + bytes.count <= configuration.maximumResponseSize else {
+            _ = stop(tooLargeError())
+            return .stop
+        }
         body.append(contentsOf: bytes)
-        return true
+        return .taken
     }
 
     /// Fills libcurl's buffer with the next request body bytes: how many, 0 at the end, or
@@ -162,7 +193,9 @@ final class CurlTransfer: @unchecked Sendable {
         movedSinceLastLook = true
         guard let upload else { return 0 }
         do {
-            return try upload.read(into: buffer)
+            let count = try upload.read(into: buffer)
+            uploadMeter?.sent(upload.offset, of: upload.length)
+            return count
         } catch {
             _ = stop(error)
             return Int(CCURL_READFUNC_ABORT)
@@ -236,6 +269,6 @@ final class CurlTransfer: @unchecked Sendable {
     func idleFailure() -> APIError {
         APIError(
             .transport(.timedOut),
-            message: "no byte moved for \(DurationText.seconds(configuration.idleTimeout))", request: request)
+            message: "no byte moved for \(DurationText.seconds(idleTimeout))", request: request)
     }
 }

@@ -160,11 +160,12 @@ public final class CurlTransport: HTTPStreamingTransport {
                 request: request)
         }
         let timeout = request.timeout ?? configuration.timeout
+        let uploadMeter = UploadMeter.current
         return try await RedirectLoop.send(request, policy: configuration.redirects, timeout: timeout) {
             current, deadline in
             let transfer = CurlTransfer(
                 request: current, budget: deadline - ContinuousClock.now, configuration: configuration,
-                consumer: consumer)
+                consumer: consumer, uploadMeter: current.body == nil ? nil : uploadMeter)
             let delivery = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     if transfer.begin(continuation) { loop.start(transfer) }

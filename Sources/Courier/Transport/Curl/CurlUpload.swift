@@ -16,7 +16,8 @@ final class CurlUpload {
     private let source: Source
     /// The body's length in bytes.
     let length: Int64
-    private var offset: Int64 = 0
+    /// How far the body has been read.
+    private(set) var offset: Int64 = 0
 
     /// Opens the body; an empty body when there is none.
     init(_ body: HTTPBody?, request: HTTPRequest) throws {

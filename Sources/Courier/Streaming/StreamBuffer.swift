@@ -1,0 +1,227 @@
+import Foundation
+
+/// Between a transport and the reader of a ``ResponseStream``: takes the body as it arrives, up to
+/// a capacity, and asks the transport to pause beyond it (flow control); hands the accepted head to
+/// the caller as soon as it is complete; keeps at most ``StreamOptions/maximumErrorBodySize`` bytes
+/// of an unacceptable status's body for the error.
+///
+/// The transport calls it on its own thread (never two calls at once for one exchange); the reader
+/// on its task. Every piece of state is behind one lock, and no continuation or resume handler is
+/// called while it is held.
+final class StreamBuffer: ResponseBodyConsumer, Sendable {
+    private struct State {
+        /// The accepted head, once it arrived.
+        var head: HTTPResponse?
+        var headWaiter: CheckedContinuation<HTTPResponse, any Error>?
+        /// The head of an unacceptable status, and what is kept of its body.
+        var errorHead: HTTPResponse?
+        var errorBody = Data()
+        var pieces: [Data] = []
+        var firstPiece = 0
+        var buffered = 0
+        var reader: CheckedContinuation<Data?, any Error>?
+        /// How the body ended: `nil` while it goes on.
+        var end: Result<Void, any Error>?
+        /// The transport's way to go on after a pause.
+        var resume: (@Sendable () -> Void)?
+        var delivered: Int64 = 0
+    }
+
+    private let acceptableStatuses: AcceptableStatuses
+    private let options: StreamOptions
+    private let state = Locked(State())
+
+    init(acceptableStatuses: AcceptableStatuses, options: StreamOptions) {
+        self.acceptableStatuses = acceptableStatuses
+        self.options = options
+    }
+
+    // MARK: The transport's side
+
+    func responseHeadArrived(_ head: HTTPResponse) throws -> Bool {
+        if acceptableStatuses.contains(head.status) {
+            let waiter = try state.withLock { state -> CheckedContinuation<HTTPResponse, any Error>? in
+                guard state.head == nil else { throw Self.replayError(head) }
+                state.head = head
+                state.errorHead = nil
+                defer { state.headWaiter = nil }
+                return state.headWaiter
+            }
+            waiter?.resume(returning: head)
+            return true
+        }
+        let limit = options.maximumErrorBodySize
+        if let announced = head.headers[.contentLength].flatMap(Int.init), announced > limit {
+            throw cutError(head)
+        }
+        try state.withLock { state in
+            guard state.head == nil else { throw Self.replayError(head) }
+            state.errorHead = head
+            state.errorBody = Data()
+        }
+        return true
+    }
+
+    func receive(_ piece: Data) throws {
+        let (reader, errorResponse) = state.withLock {
+            state -> (CheckedContinuation<Data?, any Error>?, HTTPResponse?) in
+            if var errorHead = state.errorHead {
+                let room = max(0, options.maximumErrorBodySize - state.errorBody.count)
+                state.errorBody.append(piece.prefix(room))
+                guard piece.count > room else { return (nil, nil) }
+                errorHead.body = state.errorBody
+                return (nil, errorHead)
+            }
+            guard state.end == nil else { return (nil, nil) }
+            state.delivered += Int64(piece.count)
+            if let reader = state.reader {
+                state.reader = nil
+                return (reader, nil)
+            }
+            state.pieces.append(piece)
+            state.buffered += piece.count
+            return (nil, nil)
+        }
+        if let errorResponse { throw cutError(errorResponse) }
+        reader?.resume(returning: piece)
+    }
+
+    func hasRoom(orWhenRoom resume: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
+            guard state.end == nil, state.buffered >= options.bufferSize else { return true }
+            state.resume = resume
+            return false
+        }
+    }
+
+    var wantsEarlyHead: Bool { true }
+
+    var forbidsReplay: Bool { state.withLock { $0.head != nil } }
+
+    var streamedByteCount: Int64? { state.withLock { $0.delivered } }
+
+    // MARK: The caller's side
+
+    /// Waits for the accepted head; throws when the exchange ends without one.
+    func head() async throws -> HTTPResponse {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready = state.withLock { state -> Result<HTTPResponse, any Error>? in
+                if let head = state.head { return .success(head) }
+                if case .failure(let error) = state.end { return .failure(error) }
+                if state.end != nil {
+                    return .failure(APIError(.transport(.badResponse), message: "the exchange ended without a head"))
+                }
+                state.headWaiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+
+    /// The unacceptable head and the body kept of it, when the last attempt had one.
+    var errorResponse: HTTPResponse? {
+        state.withLock { state in
+            guard var head = state.errorHead else { return nil }
+            head.body = state.errorBody
+            return head
+        }
+    }
+
+    /// The next piece of the body (the pieces waiting joined, up to 256 KiB), `nil` at its end.
+    func next() async throws -> Data? {
+        let (ready, resume) = state.withLock { state -> (Result<Data?, any Error>?, (@Sendable () -> Void)?) in
+            guard state.firstPiece < state.pieces.count else {
+                return (state.end.map { $0.map { nil } }, nil)
+            }
+            var piece = state.pieces[state.firstPiece]
+            state.firstPiece += 1
+            while state.firstPiece < state.pieces.count, piece.count < 256 * 1024 {
+                piece.append(state.pieces[state.firstPiece])
+                state.firstPiece += 1
+            }
+            if state.firstPiece == state.pieces.count {
+                state.pieces.removeAll(keepingCapacity: true)
+                state.firstPiece = 0
+            }
+            state.buffered -= piece.count
+            var resume: (@Sendable () -> Void)?
+            if state.buffered <= options.bufferSize / 2 {
+                resume = state.resume
+                state.resume = nil
+            }
+            return (.success(piece), resume)
+        }
+        resume?()
+        if let ready { return try ready.get() }
+        return try await withCheckedThrowingContinuation { continuation in
+            let now = state.withLock { state -> Result<Data?, any Error>? in
+                if state.firstPiece < state.pieces.count {
+                    // A piece came in between: take it at once.
+                    let piece = state.pieces[state.firstPiece]
+                    state.firstPiece += 1
+                    state.buffered -= piece.count
+                    return .success(piece)
+                }
+                if let end = state.end { return end.map { nil } }
+                state.reader = continuation
+                return nil
+            }
+            if let now { continuation.resume(with: now) }
+        }
+    }
+
+    /// Ends the body: the reader gets what is buffered, then `nil` or the error. The first end wins;
+    /// the head's waiter, if any, gets `error` (or a missing-head error).
+    func finish(_ result: Result<Void, any Error>) {
+        let (reader, headWaiter, resume) = state.withLock { state in
+            guard state.end == nil else {
+                return (
+                    CheckedContinuation<Data?, any Error>?.none, CheckedContinuation<HTTPResponse, any Error>?.none,
+                    (@Sendable () -> Void)?.none
+                )
+            }
+            state.end = result
+            if case .failure = result {
+                // Nothing more will be read: let the memory go at once.
+                state.pieces.removeAll()
+                state.firstPiece = 0
+                state.buffered = 0
+            }
+            defer {
+                state.reader = nil
+                state.headWaiter = nil
+                state.resume = nil
+            }
+            return (state.reader, state.headWaiter, state.resume)
+        }
+        // A paused transport wakes up to find the exchange over.
+        resume?()
+        reader?.resume(with: result.map { nil })
+        if let headWaiter {
+            switch result {
+            case .failure(let error): headWaiter.resume(throwing: error)
+            case .success:
+                headWaiter.resume(
+                    throwing: APIError(.transport(.badResponse), message: "the exchange ended without a head"))
+            }
+        }
+    }
+
+    // MARK: Errors
+
+    private static func replayError(_ head: HTTPResponse) -> APIError {
+        APIError(
+            .middleware,
+            message: "the stream's request was sent again after its head reached the caller (a retry or a replay); "
+                + "a stream's body cannot be spliced from two responses",
+            response: head)
+    }
+
+    private func cutError(_ response: HTTPResponse) -> APIError {
+        APIError(
+            .unacceptableStatus(response.status),
+            message:
+                "the server answered \(response.status) with an error body over \(options.maximumErrorBodySize) bytes",
+            response: response)
+    }
+}

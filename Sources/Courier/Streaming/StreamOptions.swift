@@ -1,0 +1,20 @@
+/// How a ``ResponseStream`` buffers: the memory it may hold before the transport stops reading,
+/// and how much of an error status's body it keeps.
+///
+/// A stream has no whole-exchange deadline unless its route sets ``Route/timeout`` (streams are
+/// long-lived); the idle timeout still applies (``Route/idleTimeout``, else the transport's), and
+/// time the stream spends paused because its reader stopped reading does not count as idle.
+public struct StreamOptions: Sendable, Hashable {
+    /// The body bytes held for the reader before the transport pauses the network: 1 MiB by
+    /// default. Memory stays within about this plus one network read, whatever the body's size.
+    public var bufferSize: Int
+    /// The most bytes of an unacceptable status's body kept for ``APIError``: 64 KiB by default.
+    /// A longer error body fails the call at that point with what was kept.
+    public var maximumErrorBodySize: Int
+
+    /// Creates options.
+    public init(bufferSize: Int = 1 << 20, maximumErrorBodySize: Int = 64 * 1024) {
+        self.bufferSize = max(1, bufferSize)
+        self.maximumErrorBodySize = max(0, maximumErrorBodySize)
+    }
+}
