@@ -80,6 +80,7 @@ public struct EventSource: AsyncSequence, Sendable {
 
         private mutating func connect() async throws {
             try Task.checkCancellation()
+            eventsOnThisConnection = 0
             let route = EventSourceRoute(base: source.route, lastEventID: parser.lastEventID)
             do {
                 let stream = try await source.client.stream(route, options: source.options.stream)
@@ -97,19 +98,21 @@ public struct EventSource: AsyncSequence, Sendable {
                         request: stream.request, response: stream.response)
                 }
                 connection = stream.makeAsyncIterator()
-                eventsOnThisConnection = 0
             } catch let error as APIError where source.isWorthReconnecting(error) {
                 try connectionEnded(after: error)
             }
         }
 
-        /// The connection is over (`error` says why, `nil` for a clean end): plan the next one.
+        /// The connection is over (`error` says why, `nil` for a clean end): plan the next one, after
+        /// the server's retry when it brought events, else after a backoff that doubles with each
+        /// failure in a row (with jitter) up to the maximum.
         private mutating func connectionEnded(after error: APIError?) throws {
             connection = nil
             parser.finish()
             let options = source.options
             let base = Swift.min(parser.reconnectionTime ?? options.defaultRetry, options.maximumRetry)
-            if error == nil, eventsOnThisConnection > 0 {
+            if eventsOnThisConnection > 0 {
+                // Events came through: a drop or an end is the normal life of an event stream.
                 failures = 0
                 wait = base
                 return

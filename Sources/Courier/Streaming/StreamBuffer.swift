@@ -63,25 +63,27 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     }
 
     func receive(_ piece: Data) throws {
-        let (reader, errorResponse) = state.withLock {
-            state -> (CheckedContinuation<Data?, any Error>?, HTTPResponse?) in
+        let (reader, errorResponse, isBehind) = state.withLock {
+            state -> (CheckedContinuation<Data?, any Error>?, HTTPResponse?, Bool) in
             if var errorHead = state.errorHead {
                 let room = max(0, options.maximumErrorBodySize - state.errorBody.count)
                 state.errorBody.append(piece.prefix(room))
-                guard piece.count > room else { return (nil, nil) }
+                guard piece.count > room else { return (nil, nil, false) }
                 errorHead.body = state.errorBody
-                return (nil, errorHead)
+                return (nil, errorHead, false)
             }
-            guard state.end == nil else { return (nil, nil) }
+            guard state.end == nil else { return (nil, nil, false) }
             state.delivered += Int64(piece.count)
             if let reader = state.reader {
                 state.reader = nil
-                return (reader, nil)
+                return (reader, nil, false)
             }
+            guard state.buffered + piece.count <= options.maximumBacklog else { return (nil, nil, true) }
             state.pieces.append(piece)
             state.buffered += piece.count
-            return (nil, nil)
+            return (nil, nil, false)
         }
+        if isBehind { throw backlogError() }
         if let errorResponse { throw cutError(errorResponse) }
         reader?.resume(returning: piece)
     }
@@ -95,6 +97,8 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     }
 
     var wantsEarlyHead: Bool { true }
+
+    var mayPauseForLong: Bool { true }
 
     var forbidsReplay: Bool { state.withLock { $0.head != nil } }
 
@@ -215,6 +219,14 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
             message: "the stream's request was sent again after its head reached the caller (a retry or a replay); "
                 + "a stream's body cannot be spliced from two responses",
             response: head)
+    }
+
+    private func backlogError() -> APIError {
+        APIError(
+            .transport(.responseTooLarge),
+            message: "the stream's reader fell more than \(options.maximumBacklog) bytes behind a transport that "
+                + "cannot pause the network (URLSession on Linux); read faster, raise StreamOptions.maximumBacklog, "
+                + "or use CurlTransport, which pauses")
     }
 
     private func cutError(_ response: HTTPResponse) -> APIError {

@@ -11,10 +11,17 @@ public struct StreamOptions: Sendable, Hashable {
     /// The most bytes of an unacceptable status's body kept for ``APIError``: 64 KiB by default.
     /// A longer error body fails the call at that point with what was kept.
     public var maximumErrorBodySize: Int
+    /// The most body bytes held when the transport cannot pause the network: 16 MiB by default (at
+    /// least twice ``bufferSize``). Only ``URLSessionTransport`` on Linux gets there, since
+    /// FoundationNetworking restarts a suspended task from the beginning instead of resuming it;
+    /// a reader that falls further behind fails with ``TransportFailure/responseTooLarge``.
+    /// ``CurlTransport`` and URLSession on Apple platforms pause instead.
+    public var maximumBacklog: Int
 
     /// Creates options.
-    public init(bufferSize: Int = 1 << 20, maximumErrorBodySize: Int = 64 * 1024) {
+    public init(bufferSize: Int = 1 << 20, maximumErrorBodySize: Int = 64 * 1024, maximumBacklog: Int = 16 << 20) {
         self.bufferSize = max(1, bufferSize)
         self.maximumErrorBodySize = max(0, maximumErrorBodySize)
+        self.maximumBacklog = max(maximumBacklog, 2 * self.bufferSize)
     }
 }

@@ -46,6 +46,10 @@ package protocol ResponseBodyConsumer: Sendable {
     /// any body byte (a stream whose server sends its head, then waits).
     var wantsEarlyHead: Bool { get }
 
+    /// Whether the consumer may leave the transport paused for long (a stream whose reader stops
+    /// reading): the transport must not count that time as idle.
+    var mayPauseForLong: Bool { get }
+
     /// Whether the request may no longer be sent again (by a retry, a token refresh): once a
     /// stream's head reached its caller, another attempt would splice two bodies together.
     var forbidsReplay: Bool { get }
@@ -70,6 +74,9 @@ extension ResponseBodyConsumer {
 
     /// `false`: the head when the body starts (or the exchange ends).
     package var wantsEarlyHead: Bool { false }
+
+    /// `false`.
+    package var mayPauseForLong: Bool { false }
 
     /// `false`.
     package var forbidsReplay: Bool { false }

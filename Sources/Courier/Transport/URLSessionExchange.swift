@@ -39,6 +39,10 @@ final class URLSessionExchange: @unchecked Sendable {
     /// room came back while the exchange was deciding to suspend it.
     private var isPausedForConsumer = false
     private var roomCameBack = false
+    /// The exchange's own idle timeout, when URLSession's cannot be used (it runs on while the task
+    /// is suspended for the consumer): when a byte last moved, and the timer that looks.
+    private var lastActivity = ContinuousClock.now
+    private var idleTimer: UInt64?
     /// Suspends and resumes tasks in the order they were decided (a resume that overtook its suspend
     /// would be a fatal error in Foundation).
     private static let flowQueue = DispatchQueue(label: "Courier.URLSessionTransport.flow")
@@ -83,6 +87,39 @@ final class URLSessionExchange: @unchecked Sendable {
         if finished { DeadlineClock.shared.cancel(timer) }
     }
 
+    /// Fails the exchange as timed out when no byte moves for `idleTimeout` while the consumer is
+    /// reading: for streams, whose task URLSession would time out while it is suspended.
+    func armIdleTimeout(_ idleTimeout: Duration, after delay: Duration? = nil) {
+        let timer = DeadlineClock.shared.schedule(after: delay ?? idleTimeout) { [weak self] in
+            self?.checkIdle(idleTimeout)
+        }
+        lock.lock()
+        let finished = isFinished
+        if !finished { idleTimer = timer }
+        lock.unlock()
+        if finished { DeadlineClock.shared.cancel(timer) }
+    }
+
+    private func checkIdle(_ idleTimeout: Duration) {
+        lock.lock()
+        let finished = isFinished
+        let quiet = ContinuousClock.now - lastActivity
+        if isPausedForConsumer { lastActivity = .now }
+        let paused = isPausedForConsumer
+        lock.unlock()
+        guard !finished else { return }
+        if paused || quiet < idleTimeout {
+            armIdleTimeout(idleTimeout, after: paused ? idleTimeout : idleTimeout - quiet)
+            return
+        }
+        finish(
+            .failure(
+                APIError(
+                    .transport(.timedOut), message: "no byte moved for \(DurationText.seconds(idleTimeout))",
+                    request: request)))
+        cancelTask()
+    }
+
     /// Keeps the task, to cancel it later; `false` (and the caller cancels it) when the exchange
     /// already finished.
     func attach(_ task: URLSessionTask) -> Bool {
@@ -115,11 +152,12 @@ final class URLSessionExchange: @unchecked Sendable {
         let continuation = self.continuation
         self.continuation = nil
         if continuation == nil { earlyResult = result }
-        let timer = deadlineTimer
+        let timers = [deadlineTimer, idleTimer].compactMap { $0 }
         deadlineTimer = nil
+        idleTimer = nil
         body = Data()
         lock.unlock()
-        if let timer { DeadlineClock.shared.cancel(timer) }
+        for timer in timers { DeadlineClock.shared.cancel(timer) }
         continuation?.resume(with: result)
     }
 
@@ -127,6 +165,9 @@ final class URLSessionExchange: @unchecked Sendable {
     /// checks the announced size of a body kept in memory; `false` (and the exchange failed) when
     /// the consumer threw or the body is over the limit.
     func receive(_ response: URLResponse) -> Bool {
+        lock.lock()
+        lastActivity = .now
+        lock.unlock()
         if let http = response as? HTTPURLResponse, let conflict = Self.conflictingLengths(http) {
             // RFC 9112 §6.3: differing Content-Length values make the framing unknowable; libcurl
             // would silently pick one.
@@ -184,12 +225,14 @@ final class URLSessionExchange: @unchecked Sendable {
             lock.unlock()
             return false
         }
+        lastActivity = .now
         if isStreaming, let consumer {
             roomCameBack = false
             lock.unlock()
             guard consumerAccepts({ try consumer.receive(data) }) else { return false }
-            let hasRoom = consumer.hasRoom { [weak self] in self?.consumerHasRoom() }
-            if !hasRoom { pauseForConsumer() }
+            if Self.canPause, !consumer.hasRoom(orWhenRoom: { [weak self] in self?.consumerHasRoom() }) {
+                pauseForConsumer()
+            }
             return true
         }
         let fits = body.count + data.count <= maximumResponseSize
@@ -199,12 +242,22 @@ final class URLSessionExchange: @unchecked Sendable {
         return fits
     }
 
+    /// Whether a suspended data task resumes where it stopped. FoundationNetworking (Linux) sends
+    /// the request again from the start on `resume()`, so there the consumer's buffer must bound
+    /// itself (``StreamOptions/maximumBacklog``).
+    #if canImport(FoundationNetworking)
+        static let canPause = false
+    #else
+        static let canPause = true
+    #endif
+
     /// Suspends the task until the consumer has room, unless room came back meanwhile. URLSession
     /// has read the bytes in flight already; the consumer takes those, then nothing more arrives.
     private func pauseForConsumer() {
         lock.lock()
         defer { lock.unlock() }
         guard !roomCameBack, !isFinished, let task else { return }
+        guard !isPausedForConsumer else { return }
         isPausedForConsumer = true
         Self.flowQueue.async { task.suspend() }
     }
@@ -218,6 +271,7 @@ final class URLSessionExchange: @unchecked Sendable {
             return
         }
         isPausedForConsumer = false
+        lastActivity = .now
         if let task { Self.flowQueue.async { task.resume() } }
     }
 

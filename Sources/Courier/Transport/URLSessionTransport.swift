@@ -135,7 +135,12 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         consumer: (any ResponseBodyConsumer)?
     ) async throws -> HTTPResponse {
         let remaining = deadline - ContinuousClock.now
-        let urlRequest = makeURLRequest(request)
+        let idleTimeout = request.idleTimeout ?? configuration.idleTimeout
+        // URLSession's idle timer runs on while a task is suspended for a slow reader: a stream
+        // keeps its own, and URLSession's is pushed out of the way.
+        let ownsIdleTimeout = consumer?.mayPauseForLong == true
+        let urlRequest = makeURLRequest(
+            request, idleTimeout: ownsIdleTimeout ? max(remaining, idleTimeout) + .seconds(60) : idleTimeout)
         // URLSession writes a download task's body to disk at the disk's pace; the consumer reads it after.
         let buffersOnDisk = consumer?.prefersDiskBuffering == true && request.body == nil
         let exchange = URLSessionExchange(
@@ -148,6 +153,7 @@ public final class URLSessionTransport: HTTPStreamingTransport {
             try await withCheckedThrowingContinuation { continuation in
                 guard exchange.start(continuation) else { return }
                 exchange.armDeadline(after: remaining)
+                if ownsIdleTimeout { exchange.armIdleTimeout(idleTimeout) }
                 // Making, resuming and cancelling tasks wait for URLSession's own queue, which a flood
                 // of callbacks can keep busy for seconds: never on the caller's (cooperative) thread.
                 taskQueue.async {
@@ -174,14 +180,13 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         }
     }
 
-    private func makeURLRequest(_ request: HTTPRequest) -> URLRequest {
+    private func makeURLRequest(_ request: HTTPRequest, idleTimeout: Duration) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.httpShouldHandleCookies = false
         // Only the setter counts on Linux, and it truncates to whole seconds (below 1 s it fires at
         // once): round up, and leave sub-second precision to the deadline.
-        let idleTimeout = request.idleTimeout ?? configuration.idleTimeout
-        urlRequest.timeoutInterval = max(1, idleTimeout.timeInterval.rounded(.up))
+        urlRequest.timeoutInterval = min(Double(Int32.max), max(1, idleTimeout.timeInterval.rounded(.up)))
         // URLSession sets Content-Length from the body itself; a second one would be a framing error.
         for field in request.headers where field.name != .contentLength {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)

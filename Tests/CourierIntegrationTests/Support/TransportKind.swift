@@ -26,6 +26,16 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         }
     }
 
+    /// Whether the transport pauses the network for a stream's slow reader: libcurl does, and so
+    /// does URLSession on Apple platforms; FoundationNetworking restarts a suspended task instead.
+    var pausesStreams: Bool {
+        #if canImport(FoundationNetworking)
+            self == .curl
+        #else
+            true
+        #endif
+    }
+
     /// A client on `baseURL` over a new transport of this kind.
     func client(_ baseURL: URL?, middlewares: [any Middleware] = []) -> APIClient {
         APIClient(baseURL: baseURL ?? URL(string: "http://127.0.0.1:9")!, transport: make(), middlewares: middlewares)
