@@ -34,7 +34,7 @@ struct UploadTests {
     }
 
     @Test(
-        "a 1 GiB multipart upload arrives whole and grows the process by less than 64 MB",
+        "a 1 GiB multipart upload arrives whole, reports its progress to the end, and grows the process by less than 64 MB",
         arguments: TransportKind.allCases)
     func gigabyteMultipart(transport kind: TransportKind) async throws {
         let client = kind.client(LocalServers.sink)
@@ -47,9 +47,19 @@ struct UploadTests {
 
         let baseline = ProcessMemory.residentBytes() ?? 0
         ProcessMemory.resetPeak()
-        let count = try await client.send(
-            Request(method: .post, path: "upload", body: .multipart(form), as: SinkCount.self))
+        let upload = client.upload(Request(method: .post, path: "upload", body: .multipart(form), as: SinkCount.self))
+        let progress = Task {
+            var steps: [UploadProgress] = []
+            for await step in upload.progress { steps.append(step) }
+            return steps
+        }
+        let count = try await upload.value()
         let peak = ProcessMemory.peakBytes() ?? 0
+        let steps = await progress.value
+
+        #expect(steps.count > 10)
+        #expect(steps.last == UploadProgress(bytesSent: count.bytes, bytesExpected: count.bytes))
+        #expect(zip(steps, steps.dropFirst()).allSatisfy { $0.bytesSent < $1.bytesSent })
 
         #expect(count.bytes > Int64(size))
         #expect(count.contentLength == String(count.bytes))

@@ -15,7 +15,7 @@ enum CookieFile {
         if (info.st_mode & S_IFMT) == S_IFLNK {
             throw APIError(.invalidRequest, message: "the cookie file \(file.path) is a symbolic link; refused")
         }
-        if info.st_uid != getuid() {
+        if info.st_uid != geteuid() {
             throw APIError(.invalidRequest, message: "the cookie file \(file.path) belongs to another user; refused")
         }
     }

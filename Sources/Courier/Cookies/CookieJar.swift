@@ -89,7 +89,7 @@ public final class CookieJar: Sendable {
         let values = response.headers.values(for: .setCookie)
         guard !values.isEmpty else { return }
         var changed = false
-        for value in values {
+        for value in values.flatMap(SetCookie.split) {
             if let cookie = SetCookie(value) { changed = store(cookie, from: url) || changed }
         }
         if changed { persist() }

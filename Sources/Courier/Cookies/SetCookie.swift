@@ -32,6 +32,31 @@ struct SetCookie: Equatable {
         }
     }
 
+    /// The cookies of one `Set-Cookie` field, which a transport may have joined from several with
+    /// commas (URLSession does): split at each comma followed by a `name=`, never inside an
+    /// `Expires` date (`Wed, 09 Jun 2021 …` has no `=` before its next `;`).
+    static func split(_ field: String) -> [String] {
+        guard field.contains(",") else { return [field] }
+        var cookies: [String] = []
+        var current = Substring()
+        var rest = field[...]
+        while let comma = rest.firstIndex(of: ",") {
+            let after = rest[rest.index(after: comma)...]
+            let nextPart = after.prefix { $0 != ";" && $0 != "," }
+            current += rest[..<comma]
+            if let equals = nextPart.firstIndex(of: "="), !trim(nextPart[..<equals]).contains(" ") {
+                cookies.append(String(current))
+                current = Substring()
+            } else {
+                current += ","
+            }
+            rest = after
+        }
+        current += rest
+        cookies.append(String(current))
+        return cookies.map { trim($0[...]) }.filter { !$0.isEmpty }
+    }
+
     private mutating func apply(_ key: String, _ value: String) {
         switch key {
         case "expires":
