@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Writes the files the benchmark fetches into a folder: small.json (~500 bytes), page.json (a
-25-result iTunes-style page, ~30 KB) and 1mb.bin (1 MiB)."""
+25-result iTunes-style page, ~30 KB), 1mb.bin (1 MiB) and stream.bin (a sparse file of zeros for the
+streaming rows: 1 GiB, or the size given as the second argument; it takes no disk space).
+
+  bench_data.py FOLDER [STREAM_BYTES]"""
 import json
 import os
 import sys
@@ -34,3 +37,5 @@ with open(os.path.join(folder, "page.json"), "w") as handle:
     json.dump({"resultCount": 25, "results": results}, handle)
 with open(os.path.join(folder, "1mb.bin"), "wb") as handle:
     handle.write(bytes(i % 251 for i in range(1 << 20)))
+with open(os.path.join(folder, "stream.bin"), "wb") as handle:
+    handle.truncate(int(sys.argv[2]) if len(sys.argv) > 2 else 1 << 30)

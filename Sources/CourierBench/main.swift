@@ -73,6 +73,8 @@ struct Sample {
     let requestsPerSecond: Double
     let cpuMicrosecondsPerRequest: Double
     let newConnections: Int?
+    /// How far the resident memory's peak rose during the run, where it is measured.
+    var peakGrowthMegabytes: Double? = nil
 }
 
 enum Clock {
@@ -221,6 +223,7 @@ struct Row: Encodable {
     let ratioToBaseline: Double?
     let cpuMicrosecondsPerRequest: Double
     let newConnections: Int?
+    let peakGrowthMegabytes: Double?
 }
 
 func median(_ values: [Double]) -> Double {
@@ -425,13 +428,16 @@ let scenarios: [Scenario] = [
                 }
             ),
         ]),
+    streamScenario("CurlTransport", client: courierCurl, rounds: settings.quick ? 1 : 3),
+    streamScenario("URLSessionTransport", client: courier, rounds: settings.quick ? 1 : 3),
+    eventParsingScenario(megabytes: settings.quick ? 4 : 64, rounds: settings.quick ? 1 : 3),
 ]
 
 @MainActor func runBenchmarks() async throws {
     var rows: [Row] = []
     print("courier-bench: \(settings.rounds) rounds after a warm-up\(settings.quick ? " (quick)" : "")\n")
-    print("| scenario | implementation | median req/s | min–max | ratio (paired) | CPU µs/req | new TCP |")
-    print("|---|---|---:|---|---:|---:|---:|")
+    print("| scenario | implementation | median req/s | min–max | ratio (paired) | CPU µs/req | new TCP | peak RSS + |")
+    print("|---|---|---:|---|---:|---:|---:|---:|")
     for var scenario in scenarios where settings.only.map(scenario.name.contains) ?? true {
         if let wanted = settings.implementation {
             scenario.implementations = scenario.implementations.filter { $0.name.contains(wanted) }
@@ -457,14 +463,16 @@ let scenarios: [Scenario] = [
                 scenario: scenario.name, implementation: implementation.name, medianPerSecond: median(throughput),
                 minPerSecond: throughput.min() ?? 0, maxPerSecond: throughput.max() ?? 0, ratioToBaseline: ratio,
                 cpuMicrosecondsPerRequest: median(samples[index].map(\.cpuMicrosecondsPerRequest)),
-                newConnections: connections.isEmpty ? nil : connections.reduce(0, +) / connections.count)
+                newConnections: connections.isEmpty ? nil : connections.reduce(0, +) / connections.count,
+                peakGrowthMegabytes: samples[index].compactMap(\.peakGrowthMegabytes).max())
             rows.append(row)
             let ratioText = ratio.map { String(format: "%.2f×", $0) } ?? "baseline"
             let connectionText = row.newConnections.map(String.init) ?? "–"
+            let memoryText = row.peakGrowthMegabytes.map { String(format: "%.0f MB", $0) } ?? "–"
             print(
-                "| \(scenario.name) | \(implementation.name) | \(String(format: "%.0f", row.medianPerSecond)) | "
-                    + "\(String(format: "%.0f–%.0f", row.minPerSecond, row.maxPerSecond)) | \(ratioText) | "
-                    + "\(String(format: "%.1f", row.cpuMicrosecondsPerRequest)) | \(connectionText) |")
+                "| \(scenario.name) | \(implementation.name) | \(String(format: row.medianPerSecond < 100 ? "%.2f" : "%.0f", row.medianPerSecond)) | "
+                    + "\(String(format: row.medianPerSecond < 100 ? "%.2f–%.2f" : "%.0f–%.0f", row.minPerSecond, row.maxPerSecond)) | \(ratioText) | "
+                    + "\(String(format: "%.1f", row.cpuMicrosecondsPerRequest)) | \(connectionText) | \(memoryText) |")
         }
     }
     print("\npeak RSS: \(String(format: "%.0f", Clock.peakResidentMegabytes())) MB")

@@ -163,6 +163,10 @@ public final class StubTransport: HTTPStreamingTransport, @unchecked Sendable {
     }
 
     private func answer(_ request: HTTPRequest, consumer: (any ResponseBodyConsumer)?) async throws -> HTTPResponse {
+        if let length = request.body?.length, let meter = UploadMeter.current {
+            // The whole body "sent" at once, so progress-watching code sees its last step.
+            meter.sent(length, of: length)
+        }
         let stub: StubResponse
         switch try match(request) {
         case .canned(let canned): stub = canned

@@ -87,6 +87,23 @@ struct StreamingTests {
         #expect(later.count == 5)
     }
 
+    @Test(
+        "a body announced larger than 16 MiB streams whole (URLSession's download-task switch is for downloads)",
+        arguments: TransportKind.allCases)
+    func largeAnnouncedBody(kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.files)
+        let stream = try await client.stream(Request<Data>(path: "bytes/33554432"))
+        #expect(stream.response.headers[.contentLength] == "33554432")
+        var total = 0
+        var first: UInt8?
+        for try await piece in stream {
+            if first == nil { first = piece.first }
+            total += piece.count
+        }
+        #expect(total == 32 << 20)
+        #expect(first == 0)
+    }
+
     @Test("the retry middleware does not retry once the head was handed over", arguments: TransportKind.allCases)
     func noRetryAfterHead(kind: TransportKind) async throws {
         let key = "reset-\(kind)-\(UUID().uuidString)"

@@ -56,7 +56,7 @@ start_test_servers() {
     COURIER_HTTPBIN_URL=$(start_server httpbin "$venv/bin/gunicorn" --bind 127.0.0.1:0 --worker-class gthread \
         --threads 32 --timeout 120 --no-control-socket httpbin:app)
     COURIER_SINK_URL=$(start_server sink python3 scripts/servers/sink.py --lifetime 1800)
-    python3 scripts/bench_data.py "$workdir/static"
+    python3 scripts/bench_data.py "$workdir/static" 16777216
     COURIER_FILES_URL=$(start_server files python3 scripts/servers/files.py --lifetime 1800 --static "$workdir/static")
     COURIER_FAULTS_URL=$(start_server faults python3 scripts/servers/faults.py --lifetime 1800)
     export COURIER_HTTPBIN_URL COURIER_SINK_URL COURIER_FILES_URL COURIER_FAULTS_URL

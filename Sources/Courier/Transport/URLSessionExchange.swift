@@ -186,7 +186,10 @@ final class URLSessionExchange: @unchecked Sendable {
                 isStreaming = streams
                 let buffersOnDisk = isDownloadTask
                 lock.unlock()
-                if streams, !buffersOnDisk, http.expectedContentLength > Self.largestStreamedBody {
+                // A stream bounds its own backlog (StreamOptions.maximumBacklog) and has no disk to fall back on.
+                if streams, !buffersOnDisk, !consumer.mayPauseForLong,
+                    http.expectedContentLength > Self.largestStreamedBody
+                {
                     // URLSession cannot slow the network down to the consumer's pace: a large body
                     // would pile up in memory. Ask again with a download task, which can.
                     consumer.didFallBehind()
