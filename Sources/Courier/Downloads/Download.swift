@@ -27,11 +27,7 @@ public struct Download: Sendable {
     /// - Throws: ``APIError`` (the status, a transport failure, the size limit, an existing
     ///   destination), or `CancellationError`.
     public func file() async throws -> URL {
-        try await withTaskCancellationHandler {
-            try await task.value
-        } onCancel: {
-            task.cancel()
-        }
+        try await task.valueCancellingWithWaiter
     }
 
     /// Stops the download and removes its temporary file.

@@ -23,11 +23,7 @@ public struct Upload<Value: Sendable>: Sendable {
     ///
     /// - Throws: ``APIError``, or `CancellationError`.
     public func value() async throws -> Value {
-        try await withTaskCancellationHandler {
-            try await task.value
-        } onCancel: {
-            task.cancel()
-        }
+        try await task.valueCancellingWithWaiter
     }
 
     /// Stops the upload.
