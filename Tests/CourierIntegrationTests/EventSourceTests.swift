@@ -45,10 +45,10 @@ struct EventSourceTests {
         let gaps = zip(connections.dropFirst(), connections).map { $0.at - $1.at }
         // retry: 100 after the drop; retry: 300 after the clean end; the 503 backs off with jitter
         // (half to all of 300 ms); then 300 ms again after the clean end.
-        #expect(gaps[0] >= 0.09 && gaps[0] < 1.5, "\(gaps)")
-        #expect(gaps[1] >= 0.29 && gaps[1] < 1.5, "\(gaps)")
-        #expect(gaps[2] >= 0.14 && gaps[2] < 1.5, "\(gaps)")
-        #expect(gaps[3] >= 0.29 && gaps[3] < 1.5, "\(gaps)")
+        #expect(gaps[0] >= 0.09 && gaps[0] < 5, "\(gaps)")
+        #expect(gaps[1] >= 0.29 && gaps[1] < 5, "\(gaps)")
+        #expect(gaps[2] >= 0.14 && gaps[2] < 5, "\(gaps)")
+        #expect(gaps[3] >= 0.29 && gaps[3] < 5, "\(gaps)")
     }
 
     @Test("a status that is not retryable ends the source with the server's message", arguments: TransportKind.allCases)
@@ -70,7 +70,7 @@ struct EventSourceTests {
             for try await _ in client.events(Request<Data>(path: "sse/status/503"), options: options) {}
         }
         #expect(error?.kind == .unacceptableStatus(.serviceUnavailable))
-        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(ContinuousClock.now - start < .seconds(10))
     }
 
     @Test("a body that is not an event stream ends the source", arguments: TransportKind.allCases)

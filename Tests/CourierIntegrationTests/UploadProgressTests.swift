@@ -12,7 +12,9 @@ struct UploadProgressTests {
     private struct SinkCount: Decodable { let bytes: Int64 }
 
     private func check(_ steps: [UploadProgress], total: Int64) {
-        #expect(steps.count >= 2, "\(steps)")
+        // The stream keeps only the newest value for a reader that is behind: on a busy machine a
+        // fast upload may show its last step only.
+        #expect(!steps.isEmpty)
         #expect(steps.last?.bytesSent == total, "\(steps.suffix(3))")
         #expect(steps.last?.bytesExpected == total)
         #expect(zip(steps, steps.dropFirst()).allSatisfy { $0.bytesSent < $1.bytesSent }, "not monotonic: \(steps)")

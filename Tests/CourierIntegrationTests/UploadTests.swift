@@ -57,7 +57,7 @@ struct UploadTests {
         let peak = ProcessMemory.peakBytes() ?? 0
         let steps = await progress.value
 
-        #expect(steps.count > 10)
+        #expect(steps.count > 2)
         #expect(steps.last == UploadProgress(bytesSent: count.bytes, bytesExpected: count.bytes))
         #expect(zip(steps, steps.dropFirst()).allSatisfy { $0.bytesSent < $1.bytesSent })
 
