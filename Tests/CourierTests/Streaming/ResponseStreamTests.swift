@@ -193,7 +193,8 @@ struct ResponseStreamTests {
         let start = ContinuousClock.now
         task.cancel()
         let result = await task.result
-        #expect(ContinuousClock.now - start < .seconds(1))
+        // Not the stub's 30 s: the call ends when cancelled (how fast, StreamLatencyTests measures alone).
+        #expect(ContinuousClock.now - start < .seconds(10))
         #expect(throws: CancellationError.self) { try result.get() }
     }
 }
