@@ -12,7 +12,7 @@ struct Services {
     let transport: any HTTPTransport
 
     private var logging: [any Middleware] {
-        invocation.verbose ? [LoggingMiddleware(handler: ConsoleLogHandler(console: console))] : []
+        invocation.verbose ? [LoggingMiddleware(sink: ConsoleLogHandler(console: console))] : []
     }
 
     private var itunes: ITunesClient {
@@ -149,7 +149,7 @@ struct Services {
 }
 
 /// Writes Courier's log lines (already redacted) to the console's standard error.
-struct ConsoleLogHandler: LogHandler {
+struct ConsoleLogHandler: LogSink {
     let console: Console
     var minimumLevel: LogLevel { .info }
 

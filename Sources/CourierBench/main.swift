@@ -326,7 +326,7 @@ struct PassThrough: Middleware {
 }
 let threeMiddlewares = APIClient(
     baseURL: settings.base, transport: stubbed,
-    middlewares: [PassThrough(), LoggingMiddleware(handler: nil), RetryMiddleware(budget: nil)])
+    middlewares: [PassThrough(), LoggingMiddleware(sink: nil), RetryMiddleware(budget: nil)])
 struct Flag: Decodable, Sendable { let ok: Bool }
 struct Parameters: Encodable, Sendable {
     let term = "jack johnson"

@@ -57,7 +57,7 @@ struct CookieJarIntegrationTests {
             LocalServers.faults,
             middlewares: [
                 CookieMiddleware(jar: CookieJar()),
-                LoggingMiddleware(handler: lines, configuration: .init(logsHeaders: true)),
+                LoggingMiddleware(sink: lines, configuration: .init(logsHeaders: true)),
             ])
         _ = try await client.send(.get("cookies/login", as: Echo.self))
         _ = try await client.send(.get("cookies/home", as: Echo.self))

@@ -139,7 +139,7 @@ struct FaultMatrixTests {
         let log = LogLines()
         let client = APIClient(
             baseURL: base, transport: transport,
-            middlewares: [LoggingMiddleware(handler: log, configuration: .init(logsBodies: true))]
+            middlewares: [LoggingMiddleware(sink: log, configuration: .init(logsBodies: true))]
         )
         var headers = row.headers
         headers[.authorization] = "Bearer \(sentinel)"

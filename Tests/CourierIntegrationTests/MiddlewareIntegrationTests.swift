@@ -141,7 +141,7 @@ struct MiddlewareIntegrationTests {
         let secret = "Int3grationSecret"
         let lines = LogLines()
         let logging = LoggingMiddleware(
-            handler: lines, configuration: .init(logsBodies: true, maximumBodyBytes: 100_000))
+            sink: lines, configuration: .init(logsBodies: true, maximumBodyBytes: 100_000))
         let client = APIClient(baseURL: base, transport: kind.make(), middlewares: [logging])
 
         _ = try await client.send(

@@ -44,7 +44,7 @@ struct SecretSentinelTests {
                 ResponseCacheMiddleware(
                     cache: try ResponseCache(configuration: .init(directory: folder)),
                     policy: .timeToLive(.seconds(60))),
-                LoggingMiddleware(handler: log, configuration: .init(logsHeaders: true, logsBodies: true)),
+                LoggingMiddleware(sink: log, configuration: .init(logsHeaders: true, logsBodies: true)),
             ])
 
         for _ in 0..<2 {

@@ -194,7 +194,7 @@ struct ReadmeExamplesTests {
                 RetryMiddleware(),  // each retry re-runs auth, cache and logging
                 AuthMiddleware(provider: tokens),  // credentials on, refresh on 401, replay once
                 ResponseCacheMiddleware(),  // sees the credentials, so never mixes users up
-                LoggingMiddleware(handler: StandardErrorLogHandler()),  // one line per exchange on the wire
+                LoggingMiddleware(sink: StandardErrorLogSink()),  // one line per exchange on the wire
             ]
         )
         let alternatives: [any Middleware] = [
@@ -206,7 +206,7 @@ struct ReadmeExamplesTests {
                 policy: RetryPolicy(maximumAttempts: 5, maximumRetryAfter: .seconds(30)),
                 budget: RetryBudget(maximumTokens: 20)
             ),
-            LoggingMiddleware(handler: StandardErrorLogHandler(minimumLevel: .info)),
+            LoggingMiddleware(sink: StandardErrorLogSink(minimumLevel: .info)),
             ResponseCacheMiddleware(cache: try ResponseCache(configuration: .init(directory: folder))),
         ]
 

@@ -75,9 +75,12 @@ public struct APIClient: HTTPClient {
     ///
     /// - Throws: ``APIError``, or `CancellationError` when the calling task is cancelled.
     public func response<E: Endpoint>(for endpoint: E) async throws -> APIResponse<E.Response> {
-        let (request, temporaryFile) = try RequestBuilder.makeRequest(
+        var (request, temporaryFile) = try RequestBuilder.makeRequest(
             for: endpoint, baseURL: base, defaultHeaders: headers, encoder: encoder
         )
+        if E.Response.self == Data.self || E.Response.self == String.self {
+            RequestBuilder.acceptAnyType(&request, route: endpoint, clientHeaders: headers)
+        }
         defer {
             if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
         }

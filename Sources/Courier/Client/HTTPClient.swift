@@ -35,6 +35,7 @@ extension HTTPClient {
 
 /// A route sent with `send(_:as:)`, made into an endpoint.
 struct RouteEndpoint<Base: Route, Response: Decodable & Sendable>: Endpoint {
+    typealias ErrorBody = Base.ErrorBody
     let route: Base
 
     init(route: Base, as type: Response.Type) {
@@ -51,6 +52,7 @@ struct RouteEndpoint<Base: Route, Response: Decodable & Sendable>: Endpoint {
     var baseURL: URL? { route.baseURL }
     var acceptableStatuses: AcceptableStatuses { route.acceptableStatuses }
     var acceptableContentTypes: [String]? { route.acceptableContentTypes }
+    var policies: RequestPolicies { route.policies }
     var requiresAuthentication: Bool { route.requiresAuthentication }
     var retryPolicy: RetryPolicy? { route.retryPolicy }
     var cachePolicy: CachePolicy? { route.cachePolicy }

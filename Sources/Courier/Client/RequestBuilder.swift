@@ -22,9 +22,11 @@ enum RequestBuilder {
             )
         }
         let url = try baseURL.appending(path: route.path, query: query, method: method)
-        let policies = RequestPolicies(
-            requiresAuthentication: route.requiresAuthentication, retry: route.retryPolicy, cache: route.cachePolicy
-        )
+        // The route's own keys, then the everyday properties (which read them unless overridden).
+        var policies = route.policies
+        policies.requiresAuthentication = route.requiresAuthentication
+        policies.retry = route.retryPolicy
+        policies.cache = route.cachePolicy
         var request = HTTPRequest(
             method: method, url: url, headers: route.headers.adding(defaults: defaultHeaders), timeout: route.timeout,
             idleTimeout: route.idleTimeout, policies: policies
@@ -55,6 +57,17 @@ enum RequestBuilder {
             throw error
         }
         return (request, temporaryFile)
+    }
+}
+
+extension RequestBuilder {
+    /// A call whose answer is not JSON (raw bytes, text, a download, a stream) asks for any type,
+    /// unless its route names one or the client's default `Accept` is not Courier's JSON default.
+    static func acceptAnyType(_ request: inout HTTPRequest, route: some Route, clientHeaders: HTTPHeaders) {
+        guard !route.headers.contains(.accept), clientHeaders[.accept] == APIClient.defaultHeaders[.accept] else {
+            return
+        }
+        request.headers[.accept] = "*/*"
     }
 }
 

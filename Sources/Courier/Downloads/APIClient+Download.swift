@@ -47,14 +47,19 @@ extension APIClient {
         options: DownloadOptions,
         onProgress: @escaping @Sendable (DownloadProgress) -> Void
     ) async throws -> URL {
-        if case .file(let destination) = target, !options.overwritesExisting,
-            FileManager.default.fileExists(atPath: destination.path)
-        {
-            throw APIError(.invalidRequest, message: "\(destination.path) exists already and would be overwritten")
-        }
         var (request, temporaryBody) = try RequestBuilder.makeRequest(
             for: route, baseURL: base, defaultHeaders: headers, encoder: encoder
         )
+        RequestBuilder.acceptAnyType(&request, route: route, clientHeaders: headers)
+        if !options.overwritesExisting {
+            // Before anything is sent: the named file, or the name the URL suggests in the folder.
+            // The server's own suggestion is checked when its head arrives, before the body.
+            let predicted = target.destination(for: nil, requestURL: request.url, namedByURL: true)
+            if FileManager.default.fileExists(atPath: predicted.path) {
+                if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) }
+                throw Self.existsError(predicted)
+            }
+        }
         // One deadline for the whole download, every resumption included.
         let timeout = request.timeout ?? options.timeout
         let deadline = ContinuousClock.now + timeout
@@ -63,7 +68,16 @@ extension APIClient {
             if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) }
         }
         let temporary = target.folder.appendingPathComponent(".courier-\(UUID().uuidString).download")
-        let writer = try FileDownloadWriter(file: temporary, maximumSize: options.maximumSize, onProgress: onProgress)
+        let requestURL = request.url
+        let overwrites = options.overwritesExisting
+        let writer = try FileDownloadWriter(
+            file: temporary, maximumSize: options.maximumSize,
+            checkHead: { head in
+                let destination = target.destination(for: head, requestURL: requestURL)
+                if !overwrites, FileManager.default.fileExists(atPath: destination.path) {
+                    throw Self.existsError(destination)
+                }
+            }, onProgress: onProgress)
         defer {
             writer.close()
             try? FileManager.default.removeItem(at: temporary)
@@ -148,6 +162,15 @@ extension APIClient {
         return length > buffering.largestStreamedBody
     }
 
+    /// The destination exists and may not be replaced: refused before the request is sent, or (for a
+    /// name the server suggests) as soon as its head arrives, before any of the body is read.
+    private static func existsError(_ destination: URL) -> APIError {
+        APIError(
+            .invalidRequest,
+            message:
+                "\(destination.path) exists already and would be overwritten (set DownloadOptions.overwritesExisting)")
+    }
+
     private static func isResumable(_ error: APIError) -> Bool {
         [.transport(.connectionLost), .transport(.timedOut)].contains(error.kind)
     }
@@ -188,11 +211,14 @@ private enum DownloadTarget: Sendable {
         }
     }
 
-    func destination(for head: HTTPResponse?, requestURL: URL) -> URL {
+    /// Where the file goes: the named file, or the server's suggested name in the folder (the URL's,
+    /// without a head or when `namedByURL`).
+    func destination(for head: HTTPResponse?, requestURL: URL, namedByURL: Bool = false) -> URL {
         switch self {
         case .file(let file):
             return file
         case .folder(let folder):
+            let head = namedByURL ? HTTPResponse(status: .ok, url: requestURL) : head
             let name = head.map { SuggestedFileName.name(for: $0, requestURL: requestURL) } ?? "download"
             return folder.appendingPathComponent(name, isDirectory: false)
         }

@@ -10,6 +10,8 @@ final class FileDownloadWriter: ResponseBodyConsumer, @unchecked Sendable {
     private let handle: FileHandle
     private let maximumSize: Int64?
     private let onProgress: @Sendable (DownloadProgress) -> Void
+    /// Refuses a head before its body is read (the destination it names exists already).
+    private let checkHead: @Sendable (HTTPResponse) throws -> Void
     private let lock = NSLock()
     private var written: Int64 = 0
     private var expected: Int64?
@@ -22,7 +24,11 @@ final class FileDownloadWriter: ResponseBodyConsumer, @unchecked Sendable {
     /// buffer it on disk.
     private var buffersOnDisk = false
 
-    init(file: URL, maximumSize: Int64?, onProgress: @escaping @Sendable (DownloadProgress) -> Void) throws {
+    init(
+        file: URL, maximumSize: Int64?, checkHead: @escaping @Sendable (HTTPResponse) throws -> Void = { _ in },
+        onProgress: @escaping @Sendable (DownloadProgress) -> Void
+    ) throws {
+        self.checkHead = checkHead
         guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
             throw APIError(.invalidRequest, message: "could not create the temporary file \(file.path)")
         }
@@ -67,6 +73,7 @@ final class FileDownloadWriter: ResponseBodyConsumer, @unchecked Sendable {
 
     func responseHeadArrived(_ head: HTTPResponse) throws -> Bool {
         guard (200..<300).contains(head.status.code) else { return false }
+        try checkHead(head)
         lock.lock()
         defer { lock.unlock() }
         if head.status == .partialContent, let range = Self.contentRange(head) {

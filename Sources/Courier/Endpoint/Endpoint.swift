@@ -21,10 +21,6 @@ import Foundation
 public protocol Endpoint<Response>: Route {
     /// What a successful call returns.
     associatedtype Response: Sendable
-    /// What the server sends back on a non-2xx status. The client decodes it (best effort) and
-    /// ``APIError/errorBody(as:)`` returns it. ``ServerMessage`` by default, which finds the message
-    /// in the shapes most APIs use.
-    associatedtype ErrorBody: ServerErrorBody = ServerMessage
 
     /// Turns a successful response into the value. Throw to fail the call with a decoding error.
     func decode(_ response: HTTPResponse, using decoder: JSONDecoder) throws -> Response

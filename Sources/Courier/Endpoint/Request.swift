@@ -24,12 +24,23 @@ public struct Request<Response: Sendable>: Endpoint {
     public var idleTimeout: Duration?
     /// The base URL for this call, replacing the client's.
     public var baseURL: URL?
+    /// Values for the middlewares, by ``RequestPolicyKey`` (see ``policy(_:_:)``).
+    public var policies = RequestPolicies()
     /// Whether the authentication middleware authenticates this call; `true` unless changed.
-    public var requiresAuthentication = true
+    public var requiresAuthentication: Bool {
+        get { policies.requiresAuthentication }
+        set { policies.requiresAuthentication = newValue }
+    }
     /// How the retry middleware may retry this call, or `nil` for its default.
-    public var retryPolicy: RetryPolicy?
+    public var retryPolicy: RetryPolicy? {
+        get { policies.retry }
+        set { policies.retry = newValue }
+    }
     /// How the response cache may store this call's response, or `nil` for its default.
-    public var cachePolicy: CachePolicy?
+    public var cachePolicy: CachePolicy? {
+        get { policies.cache }
+        set { policies.cache = newValue }
+    }
 
     private let decodeResponse: @Sendable (HTTPResponse, JSONDecoder) throws -> Response
 
@@ -73,6 +84,17 @@ public struct Request<Response: Sendable>: Endpoint {
         return copy
     }
 
+    /// The same request with `key` set to `value`, for a middleware that reads it.
+    ///
+    /// ```swift
+    /// let invoices = Request.get("invoices", as: [Invoice].self).policy(TenantKey.self, "acme")
+    /// ```
+    public func policy<Key: RequestPolicyKey>(_ key: Key.Type, _ value: Key.Value) -> Request {
+        var copy = self
+        copy.policies[key] = value
+        return copy
+    }
+
     /// Decodes with the closure given at creation.
     public func decode(_ response: HTTPResponse, using decoder: JSONDecoder) throws -> Response {
         try decodeResponse(response, decoder)
@@ -100,7 +122,7 @@ extension Request where Response: Decodable {
     }
 }
 
-extension Endpoint {
+extension Route {
     /// A `GET` request decoding to `type`.
     public static func get<Value: Decodable & Sendable>(
         _ path: Path,

@@ -31,6 +31,10 @@ import Foundation
 /// Use a route when one type describes many calls with different responses; use an ``Endpoint``
 /// when the call should name its own response type, so that `send` needs no `as:`.
 public protocol Route: Sendable {
+    /// What the server sends back on a non-2xx status. The client decodes it (best effort) and
+    /// ``APIError/errorBody(as:)`` returns it. ``ServerMessage`` by default, which finds the message
+    /// in the shapes most APIs use; an enum router declares one for its whole API.
+    associatedtype ErrorBody: ServerErrorBody = ServerMessage
     /// The method; `GET` by default.
     var method: HTTPMethod { get }
     /// The path, appended to the base URL's path. Interpolated values are encoded as one segment.
@@ -53,11 +57,17 @@ public protocol Route: Sendable {
     /// The response content types this call accepts (`application/json`, `image/*`,
     /// `application/*+json`), checked against `Content-Type` before decoding; `nil` (any) by default.
     var acceptableContentTypes: [String]? { get }
-    /// Whether the authentication middleware should authenticate this call; `true` by default.
+    /// Values for the middlewares, by ``RequestPolicyKey``: a middleware of your own defines a key
+    /// and reads it from ``HTTPRequest/policies``. None by default.
+    var policies: RequestPolicies { get }
+    /// Whether the authentication middleware should authenticate this call; what ``policies``
+    /// says by default (`true` unless set).
     var requiresAuthentication: Bool { get }
-    /// How the retry middleware may retry this call; `nil` (the middleware's default) by default.
+    /// How the retry middleware may retry this call; what ``policies`` says by default (`nil`, the
+    /// middleware's default, unless set).
     var retryPolicy: RetryPolicy? { get }
-    /// How the response cache may store this call's response; `nil` (the cache's default) by default.
+    /// How the response cache may store this call's response; what ``policies`` says by default
+    /// (`nil`, the cache's default, unless set).
     var cachePolicy: CachePolicy? { get }
 }
 
@@ -80,10 +90,12 @@ extension Route {
     public var acceptableStatuses: AcceptableStatuses { .success }
     /// Any content type.
     public var acceptableContentTypes: [String]? { nil }
-    /// Authenticated.
-    public var requiresAuthentication: Bool { true }
-    /// The retry middleware's default.
-    public var retryPolicy: RetryPolicy? { nil }
-    /// The response cache's default.
-    public var cachePolicy: CachePolicy? { nil }
+    /// No policies: every key's default.
+    public var policies: RequestPolicies { RequestPolicies() }
+    /// What ``policies`` says: authenticated unless set.
+    public var requiresAuthentication: Bool { policies.requiresAuthentication }
+    /// What ``policies`` says: the retry middleware's default unless set.
+    public var retryPolicy: RetryPolicy? { policies.retry }
+    /// What ``policies`` says: the response cache's default unless set.
+    public var cachePolicy: CachePolicy? { policies.cache }
 }

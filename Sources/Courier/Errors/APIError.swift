@@ -76,10 +76,19 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// The response's status, when a response arrived.
     public var status: HTTPStatus? { response?.status }
 
-    /// The server's error body decoded as `type` (the endpoint's ``Endpoint/ErrorBody``), or `nil`
+    /// The server's error body decoded as `type` (the route's ``Route/ErrorBody``), or `nil`
     /// when there was none, it did not decode, or it is of another type.
     public func errorBody<Body>(as type: Body.Type = Body.self) -> Body? {
         decodedErrorBody as? Body
+    }
+
+    /// The server's error body as `type`: the body the client decoded when it is of that type,
+    /// else the response's body decoded as JSON now (a route that did not declare its
+    /// ``Route/ErrorBody``, an inline call); `nil` when there is no body or it does not decode.
+    public func errorBody<Body: Decodable>(as type: Body.Type = Body.self) -> Body? {
+        if let body = decodedErrorBody as? Body { return body }
+        guard let data = response?.body, !data.isEmpty else { return nil }
+        return try? JSONDecoder().decode(Body.self, from: data)
     }
 
     /// The server's own message, from its error body when it sent one.

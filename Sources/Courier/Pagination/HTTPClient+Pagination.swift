@@ -110,18 +110,19 @@ extension APIClient {
     ///
     /// ```swift
     /// let pages = client.pages(following: Request.get("repos/apple/swift/issues", as: [Issue].self))
+    /// let same = client.pages(following: GitHub.issues(repo: "apple/swift"), as: [Issue].self)   // a route
     /// ```
     ///
-    /// Each next URL is requested as the first request was (method, headers, decoding), with the
-    /// URL replaced. A next URL on another origin (scheme, host or port, the rule redirects follow)
-    /// ends the sequence, after the page that named it, with an ``APIError`` of kind
+    /// Each next URL is requested as the first request was (method, headers, policies, decoding),
+    /// with the URL replaced. A next URL on another origin (scheme, host or port, the rule redirects
+    /// follow) ends the sequence, after the page that named it, with an ``APIError`` of kind
     /// ``APIError/Kind/invalidRequest``: credentials are never sent where a header points.
-    public func pages<Value: Sendable>(following first: Request<Value>) -> PageSequence<Value> {
-        PageSequence(first: PageStep.fetch(first)) { step in
-            let request = try step.proceed()
-            let result = try await response(for: request)
+    public func pages<E: Endpoint>(following first: E) -> PageSequence<E.Response> {
+        PageSequence(first: PageStep.fetch(LinkedPage(base: first, next: nil))) { step in
+            let page = try step.proceed()
+            let result = try await response(for: page)
             guard let next = result.response.links["next"] else { return (result.value, nil) }
-            let origin = request.baseURL ?? baseURL
+            let origin = page.baseURL ?? baseURL
             guard Origin(next) == Origin(origin) else {
                 let refusal = APIError(
                     .invalidRequest, message: "the next page's link leaves \(Origin(origin))",
@@ -129,11 +130,42 @@ extension APIClient {
                 )
                 return (result.value, .refused(refusal))
             }
-            var following = request
-            following.baseURL = next
-            following.path = ""
-            following.query = []
-            return (result.value, .fetch(following))
+            return (result.value, .fetch(LinkedPage(base: first, next: next)))
         }
+    }
+
+    /// Pages of a route that link to the next one with a `Link` header, each decoded as `type`.
+    public func pages<Value: Decodable & Sendable>(following first: some Route, as type: Value.Type)
+        -> PageSequence<Value>
+    {
+        pages(following: RouteEndpoint(route: first, as: type))
+    }
+}
+
+/// The first endpoint of a `Link`-paged sequence, or the same call sent to the next page's URL.
+struct LinkedPage<Base: Endpoint>: Endpoint {
+    typealias Response = Base.Response
+    typealias ErrorBody = Base.ErrorBody
+    let base: Base
+    /// The next page's absolute URL; `nil` for the first page.
+    let next: URL?
+
+    var method: HTTPMethod { base.method }
+    var path: Path { next == nil ? base.path : "" }
+    var query: Query { next == nil ? base.query : [] }
+    var headers: HTTPHeaders { base.headers }
+    var body: RequestBody? { base.body }
+    var timeout: Duration? { base.timeout }
+    var idleTimeout: Duration? { base.idleTimeout }
+    var baseURL: URL? { next ?? base.baseURL }
+    var acceptableStatuses: AcceptableStatuses { base.acceptableStatuses }
+    var acceptableContentTypes: [String]? { base.acceptableContentTypes }
+    var policies: RequestPolicies { base.policies }
+    var requiresAuthentication: Bool { base.requiresAuthentication }
+    var retryPolicy: RetryPolicy? { base.retryPolicy }
+    var cachePolicy: CachePolicy? { base.cachePolicy }
+
+    func decode(_ response: HTTPResponse, using decoder: JSONDecoder) throws -> Response {
+        try base.decode(response, using: decoder)
     }
 }

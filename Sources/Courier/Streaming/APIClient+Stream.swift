@@ -14,20 +14,14 @@ extension APIClient {
     /// and deduplication never store or share a stream. A status outside the route's
     /// ``Route/acceptableStatuses`` throws ``APIError/Kind/unacceptableStatus(_:)`` before any body
     /// is handed over, with the server's error body (its first
-    /// ``StreamOptions/maximumErrorBodySize`` bytes) decoded as ``ServerMessage``. Unless the route
+    /// ``StreamOptions/maximumErrorBodySize`` bytes) decoded as the route's `ErrorBody`. Unless the route
     /// sets ``Route/timeout`` the stream has no overall deadline; the idle timeout applies.
     ///
     /// - Throws: ``APIError``, or `CancellationError` when the calling task is cancelled.
-    public func stream(_ route: some Route, options: StreamOptions = StreamOptions()) async throws -> ResponseStream {
-        try await openStream(route, errorBody: ServerMessage.self, options: options)
-    }
-
-    /// Sends an endpoint as a stream (see ``stream(_:options:)``); an unacceptable status's body
-    /// is decoded as the endpoint's own `ErrorBody`.
-    public func stream<E: Endpoint>(_ endpoint: E, options: StreamOptions = StreamOptions()) async throws
+    public func stream<R: Route>(_ route: R, options: StreamOptions = StreamOptions()) async throws
         -> ResponseStream
     {
-        try await openStream(endpoint, errorBody: E.ErrorBody.self, options: options)
+        try await openStream(route, errorBody: R.ErrorBody.self, options: options)
     }
 
     private func openStream<ErrorBody: ServerErrorBody>(
@@ -36,7 +30,7 @@ extension APIClient {
         var (request, temporaryFile) = try RequestBuilder.makeRequest(
             for: route, baseURL: base, defaultHeaders: headers, encoder: encoder)
         if request.timeout == nil { request.timeout = StreamOptions.noDeadline }
-        if !route.headers.contains(.accept) { request.headers[.accept] = "*/*" }
+        RequestBuilder.acceptAnyType(&request, route: route, clientHeaders: headers)
         let buffer = StreamBuffer(acceptableStatuses: route.acceptableStatuses, options: options)
         let record = ExchangeRecord(request)
         let decoder = self.decoder

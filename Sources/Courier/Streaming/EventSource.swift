@@ -20,8 +20,8 @@ public struct EventSource: AsyncSequence, Sendable {
     /// An event.
     public typealias Element = ServerSentEvent
 
-    let client: APIClient
-    let route: any Route
+    /// Opens one connection, sending the last event ID when there is one.
+    let connect: @Sendable (_ lastEventID: String) async throws -> ResponseStream
     let options: EventSourceOptions
 
     /// Reads events, reconnecting as needed.
@@ -81,9 +81,8 @@ public struct EventSource: AsyncSequence, Sendable {
         private mutating func connect() async throws {
             try Task.checkCancellation()
             eventsOnThisConnection = 0
-            let route = EventSourceRoute(base: source.route, lastEventID: parser.lastEventID)
             do {
-                let stream = try await source.client.stream(route, options: source.options.stream)
+                let stream = try await source.connect(parser.lastEventID)
                 if stream.response.status == .noContent {
                     stream.cancel()
                     isFinished = true
@@ -172,14 +171,18 @@ extension APIClient {
     /// Each connection asks for `text/event-stream` with `Cache-Control: no-cache`, and sends
     /// `Last-Event-ID` once the stream has set an id.
     public func events(_ route: some Route, options: EventSourceOptions = EventSourceOptions()) -> EventSource {
-        EventSource(client: self, route: route, options: options)
+        EventSource(
+            connect: { lastEventID in
+                try await stream(EventSourceRoute(base: route, lastEventID: lastEventID), options: options.stream)
+            }, options: options)
     }
 }
 
 /// A route asked as an event source: its own settings, the event-stream headers, and any status
 /// handed back to the source to decide on.
-struct EventSourceRoute: Route {
-    let base: any Route
+struct EventSourceRoute<Base: Route>: Route {
+    typealias ErrorBody = Base.ErrorBody
+    let base: Base
     let lastEventID: String
 
     var method: HTTPMethod { base.method }
@@ -197,6 +200,7 @@ struct EventSourceRoute: Route {
     var idleTimeout: Duration? { base.idleTimeout }
     var baseURL: URL? { base.baseURL }
     var acceptableStatuses: AcceptableStatuses { .success }
+    var policies: RequestPolicies { base.policies }
     var requiresAuthentication: Bool { base.requiresAuthentication }
     var retryPolicy: RetryPolicy? { base.retryPolicy }
     var cachePolicy: CachePolicy? { base.cachePolicy }

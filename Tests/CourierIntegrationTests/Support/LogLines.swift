@@ -2,7 +2,7 @@ import Courier
 import Foundation
 
 /// Keeps every log line, at every level.
-final class LogLines: LogHandler {
+final class LogLines: LogSink {
     let minimumLevel = LogLevel.debug
     private let lines = Locked<[String]>([])
     func log(_ level: LogLevel, _ message: String) { lines.withLock { $0.append(message) } }

@@ -140,22 +140,58 @@ struct AuthMiddlewareTests {
 
         #expect(error.kind == .authentication(.refreshLimitExceeded))
         #expect(tokens.refreshes.count == 3)
-        #expect(error.description.contains("refreshed 3 times within 30 seconds"))
+        #expect(error.description.contains("refused the credential again after 3 refreshes within 30 seconds"))
     }
 
     @Test("a credential that expires within the margin is refreshed before it is sent")
     func proactiveRefresh() async throws {
-        let now = Date(timeIntervalSince1970: 1_700_000_000)
-        let tokens = CountingTokens(initial: .bearer("old", expiresAt: now.addingTimeInterval(10)), delay: .zero)
-        let transport = server(accepting: "new-1")
-        let auth = AuthMiddleware(provider: tokens, configuration: .init(refreshMargin: .seconds(30), now: { now }))
+        let clock = TestClock(Date(timeIntervalSince1970: 1_700_000_000))
+        let tokens = CountingTokens(initial: .bearer("old", expiresAt: clock.now.addingTimeInterval(120)), delay: .zero)
+        let transport = StubTransport().on(.get, "*") { request in
+            ["Bearer old", "Bearer new-1"].contains(request.headers[.authorization] ?? "")
+                ? .json(#"{"name": "ada"}"#) : .status(.unauthorized)
+        }
+        let auth = AuthMiddleware(
+            provider: tokens, configuration: .init(refreshMargin: .seconds(30), now: { clock.now }))
         let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [auth])
 
         _ = try await client.send(.get("me", as: Profile.self))
+        clock.advance(by: 100)  // 20 s left: within the 30 s margin
+        _ = try await client.send(.get("me", as: Profile.self))
         _ = try await client.send(.get("me", as: Profile.self))
 
-        #expect(transport.requests.map { $0.headers[.authorization] } == ["Bearer new-1", "Bearer new-1"])
+        #expect(
+            transport.requests.map { $0.headers[.authorization] } == ["Bearer old", "Bearer new-1", "Bearer new-1"])
         #expect(tokens.refreshes.count == 1)
+    }
+
+    @Test(
+        "short-lived tokens are refreshed a quarter of their lifetime ahead, not on every request, and never hit the limit"
+    )
+    func shortLivedTokens() async throws {
+        let clock = TestClock(Date(timeIntervalSince1970: 1_700_000_000))
+        let tokens = ExpiringTokens(lifetime: 2, clock: clock)
+        let transport = StubTransport().on(.get, "*", .json(#"{"name": "ada"}"#))
+        let auth = AuthMiddleware(provider: tokens, configuration: .init(now: { clock.now }))
+        let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [auth])
+
+        for _ in 0..<100 {
+            _ = try await client.send(.get("me", as: Profile.self))
+            clock.advance(by: 0.1)
+        }
+        // 10 s of 2 s tokens refreshed 0.5 s before expiry: one refresh every 1.5 s.
+        #expect((5...8).contains(tokens.refreshes.count), "\(tokens.refreshes.count) refreshes")
+    }
+
+    @Test("a 401 that the provider cannot refresh goes to the caller, and the middleware says why")
+    func cannotRefreshIsLogged() async throws {
+        let lines = CapturingLogHandler()
+        let transport = StubTransport().on(.get, "*", .status(.unauthorized))
+        let auth = AuthMiddleware(provider: FixedCredential(.bearer("t")), configuration: .init(log: lines))
+        let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [auth])
+        let error = await #expect(throws: APIError.self) { try await client.send(.get("me", as: Profile.self)) }
+        #expect(error?.kind == .unacceptableStatus(.unauthorized))
+        #expect(lines.lines.contains { $0.contains("FixedCredential cannot refresh") }, "\(lines.lines)")
     }
 
     @Test("routes that do not require authentication are left alone")
@@ -334,5 +370,29 @@ struct AuthMiddlewareTests {
 
         #expect(error.kind == .authentication(.credentialUnavailable))
         #expect(transport.requests.isEmpty)
+    }
+}
+
+/// A clock tests move by hand.
+private final class TestClock: Sendable {
+    private let date: Locked<Date>
+    init(_ start: Date) { date = Locked(start) }
+    var now: Date { date.withLock { $0 } }
+    func advance(by seconds: TimeInterval) { date.withLock { $0.addTimeInterval(seconds) } }
+}
+
+/// Hands out tokens that expire `lifetime` seconds after they are given, counting refreshes.
+private final class ExpiringTokens: CredentialProvider {
+    let refreshes = Counter()
+    let lifetime: TimeInterval
+    let clock: TestClock
+    init(lifetime: TimeInterval, clock: TestClock) {
+        self.lifetime = lifetime
+        self.clock = clock
+    }
+    func credential() async throws -> Credential { .bearer("t0", expiresAt: clock.now.addingTimeInterval(lifetime)) }
+    func refresh(rejecting credential: Credential) async throws -> Credential? {
+        let number = refreshes.increment()
+        return .bearer("t\(number)", expiresAt: clock.now.addingTimeInterval(lifetime))
     }
 }

@@ -43,7 +43,7 @@ struct LoggingMiddlewareTests {
     private func client(_ transport: StubTransport, handler: CapturingLogHandler, logsBodies: Bool = true) -> APIClient
     {
         let logging = LoggingMiddleware(
-            handler: handler, configuration: .init(logsHeaders: true, logsBodies: logsBodies, redactor: redactor)
+            sink: handler, configuration: .init(logsHeaders: true, logsBodies: logsBodies, redactor: redactor)
         )
         return APIClient(baseURL: baseURL, transport: transport, middlewares: [logging])
     }
@@ -142,7 +142,7 @@ struct LoggingMiddlewareTests {
     @Test("without a handler the middleware is silent and changes nothing")
     func silentByDefault() async throws {
         let transport = StubTransport().on(.get, "*", .text("ok"))
-        let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [LoggingMiddleware(handler: nil)])
+        let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [LoggingMiddleware(sink: nil)])
 
         #expect(try await client.send(.get("x", as: String.self)) == "ok")
     }
@@ -151,7 +151,7 @@ struct LoggingMiddlewareTests {
     func bodyCap() async throws {
         let handler = CapturingLogHandler()
         let transport = StubTransport().on(.get, "*", .text(String(repeating: "a", count: 10_000)))
-        let logging = LoggingMiddleware(handler: handler, configuration: .init(logsBodies: true, maximumBodyBytes: 100))
+        let logging = LoggingMiddleware(sink: handler, configuration: .init(logsBodies: true, maximumBodyBytes: 100))
         let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [logging])
 
         _ = try await client.send(.get("x", as: String.self))

@@ -48,7 +48,7 @@ struct RecommendedOrderTests {
                 RetryMiddleware(clock: ManualClock().retryClock()),
                 AuthMiddleware(provider: tokens),
                 ResponseCacheMiddleware(policy: CachePolicy(storesAuthenticatedResponses: true)),
-                LoggingMiddleware(handler: log),
+                LoggingMiddleware(sink: log),
             ]
         )
 

@@ -79,7 +79,7 @@ struct RedactionGapTests {
         let log = CapturingLogHandler()
         let client = APIClient(
             baseURL: URL(string: "https://api.example.com")!, transport: transport,
-            middlewares: [LoggingMiddleware(handler: log)])
+            middlewares: [LoggingMiddleware(sink: log)])
 
         _ = try await client.send(.get("start", as: Data.self))
 

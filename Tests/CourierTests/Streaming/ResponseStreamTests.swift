@@ -178,7 +178,7 @@ struct ResponseStreamTests {
     func logLine() async throws {
         let stub = StubTransport().on(.get, "v1/feed", .text(String(repeating: "y", count: 1000)))
         let lines = CapturingLogHandler(minimumLevel: .info)
-        let client = APIClient(baseURL: baseURL, transport: stub, middlewares: [LoggingMiddleware(handler: lines)])
+        let client = APIClient(baseURL: baseURL, transport: stub, middlewares: [LoggingMiddleware(sink: lines)])
         for try await _ in try await client.stream(.get("feed", as: Data.self)) {}
         try await Task.sleep(for: .milliseconds(50))
         #expect(lines.lines.contains { $0.contains("1000 bytes streamed") }, "\(lines.lines)")

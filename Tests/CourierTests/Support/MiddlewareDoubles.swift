@@ -32,7 +32,7 @@ final class ManualClock: Sendable {
 }
 
 /// Keeps every line it is given.
-final class CapturingLogHandler: LogHandler {
+final class CapturingLogHandler: LogSink {
     let minimumLevel: LogLevel
     private let captured = Locked<[(LogLevel, String)]>([])
 

@@ -21,9 +21,11 @@ import Foundation
 public struct AuthMiddleware: Middleware {
     /// How the middleware decides when to refresh.
     public struct Configuration: Sendable {
-        /// Refresh a credential this long before its ``Credential/expiresAt``.
+        /// Refresh a credential this long before its ``Credential/expiresAt``, or a quarter of its
+        /// lifetime (from when the provider gave it) when that is shorter.
         public var refreshMargin: Duration
-        /// At most this many refreshes within ``refreshWindow``; one more fails the request.
+        /// At most this many refreshes of a refused credential within ``refreshWindow``; one more
+        /// fails the request. Refreshes ahead of an expiry do not count.
         public var maximumRefreshesPerWindow: Int
         /// The window ``maximumRefreshesPerWindow`` counts over. Failed refreshes count too.
         public var refreshWindow: Duration
@@ -35,6 +37,9 @@ public struct AuthMiddleware: Middleware {
         public var isRejection: @Sendable (HTTPResponse) -> Bool
         /// The current time; injectable for tests.
         public var now: @Sendable () -> Date
+        /// Where the middleware says what a caller would otherwise have to guess (a refused
+        /// credential that the provider cannot refresh); nothing is written when `nil`.
+        public var log: (any LogSink)?
 
         /// Creates a configuration.
         public init(
@@ -43,8 +48,10 @@ public struct AuthMiddleware: Middleware {
             refreshWindow: Duration = .seconds(30),
             refreshFailureCooldown: Duration = .seconds(5),
             isRejection: @escaping @Sendable (HTTPResponse) -> Bool = { $0.status == .unauthorized },
-            now: @escaping @Sendable () -> Date = { Date() }
+            now: @escaping @Sendable () -> Date = { Date() },
+            log: (any LogSink)? = nil
         ) {
+            self.log = log
             self.refreshMargin = refreshMargin
             self.maximumRefreshesPerWindow = maximumRefreshesPerWindow
             self.refreshWindow = refreshWindow
@@ -56,11 +63,13 @@ public struct AuthMiddleware: Middleware {
 
     private let store: CredentialStore
     private let configuration: Configuration
+    private let providerName: String
 
     /// Authenticates with credentials from `provider`, refreshing them as it allows.
     public init(provider: some CredentialProvider, configuration: Configuration = Configuration()) {
         self.store = CredentialStore(provider: provider, settings: configuration)
         self.configuration = configuration
+        providerName = String(describing: type(of: provider))
     }
 
     /// Authenticates with one fixed credential; a rejection reaches the caller as it is.
@@ -76,9 +85,17 @@ public struct AuthMiddleware: Middleware {
         guard request.policies.requiresAuthentication else { return try await next(request) }
         let credential = try await store.credential(for: request)
         let response = try await next(credential.authenticate(request))
-        guard configuration.isRejection(response),
-            let renewed = try await store.refresh(rejecting: credential, request: request)
-        else { return response }
+        guard configuration.isRejection(response) else { return response }
+        guard let renewed = try await store.refresh(rejecting: credential, request: request) else {
+            if let log = configuration.log, log.minimumLevel <= .warning {
+                log.log(
+                    .warning,
+                    "\(request): the server refused the credential (\(response.status)) and \(providerName) "
+                        + "cannot refresh it (refresh(rejecting:) returned nil): the \(response.status.code) goes to the caller"
+                )
+            }
+            return response
+        }
         return try await next(renewed.authenticate(request))
     }
 }

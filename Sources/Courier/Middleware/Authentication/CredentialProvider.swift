@@ -21,6 +21,15 @@ import Foundation
 ///
 /// The middleware calls ``refresh(rejecting:)`` at most once at a time, however many requests need
 /// it; every waiting request continues with its result.
+///
+/// Both requirements have no default, so a `refresh` with another signature (returning
+/// `Credential` instead of `Credential?`, say) fails to compile instead of being silently ignored.
+/// A provider that cannot refresh returns `nil`; the authentication middleware then hands the
+/// server's 401 back as it is, and says so in its log.
+///
+/// A provider whose refresh calls the API (`POST /oauth/token`) should send that call with a client
+/// of its own, without the authentication middleware (or with a route whose
+/// ``Route/requiresAuthentication`` is `false`): through the same middleware it would wait for itself.
 public protocol CredentialProvider: Sendable {
     /// The credential to use first.
     func credential() async throws -> Credential
@@ -28,13 +37,6 @@ public protocol CredentialProvider: Sendable {
     /// A credential to replace `credential`, which has expired or was rejected; `nil` when this
     /// provider cannot refresh, so the server's rejection reaches the caller as it is.
     func refresh(rejecting credential: Credential) async throws -> Credential?
-}
-
-extension CredentialProvider {
-    /// Cannot refresh: returns `nil`.
-    public func refresh(rejecting credential: Credential) async throws -> Credential? {
-        nil
-    }
 }
 
 /// A provider that always gives one fixed credential and never refreshes.
@@ -50,6 +52,11 @@ public struct FixedCredential: CredentialProvider {
     /// The fixed credential.
     public func credential() async throws -> Credential {
         value
+    }
+
+    /// Cannot refresh: `nil`.
+    public func refresh(rejecting credential: Credential) async throws -> Credential? {
+        nil
     }
 }
 

@@ -13,9 +13,12 @@ import Foundation
 final class CredentialStore: @unchecked Sendable {
     private struct State {
         var current: Credential?
+        /// When the current credential was obtained: with its expiry, its lifetime.
+        var obtained: Date?
         /// The load or refresh in flight, with the credential it replaces (`nil` for the first load).
         var fetch: (replacing: Credential?, work: SharedWork<Credential?>)?
-        /// When the provider last refreshed (or failed to), within the window.
+        /// When the provider last refreshed a rejected credential (or failed to), within the window.
+        /// Refreshes ahead of an expiry are not counted: the server refused nothing.
         var refreshTimes: [Date] = []
         /// The last failed refresh: the credential it was to replace, when, and the failure.
         var lastFailure: (replacing: Credential, at: Date, error: APIError)?
@@ -31,20 +34,36 @@ final class CredentialStore: @unchecked Sendable {
     }
 
     /// The credential to send: the current one, loaded first if there is none, refreshed first if
-    /// it expires within the configured margin.
+    /// it expires within the margin (the configured one, or a quarter of the credential's lifetime
+    /// when that is shorter: a token that lives 2 seconds is not refreshed on every request).
     func credential(for request: HTTPRequest) async throws -> Credential {
-        var current = state.withLock { $0.current }
+        var (current, obtained) = state.withLock { ($0.current, $0.obtained) }
         if current == nil {
-            current = try await fetch(replacing: nil, request: request)
+            current = try await fetch(replacing: nil, because: .firstUse, request: request)
+            obtained = state.withLock { $0.obtained }
         }
         guard let current else { return try unavailable(request) }
-        guard current.expires(within: settings.refreshMargin, of: settings.now()) else { return current }
-        return try await fetch(replacing: current, request: request) ?? current
+        guard current.expires(within: margin(for: current, obtained: obtained), of: settings.now()) else {
+            return current
+        }
+        return try await fetch(replacing: current, because: .expiring, request: request) ?? current
     }
 
     /// A credential to replace `rejected`, or `nil` when the provider cannot refresh.
     func refresh(rejecting rejected: Credential, request: HTTPRequest) async throws -> Credential? {
-        try await fetch(replacing: rejected, request: request)
+        try await fetch(replacing: rejected, because: .rejected, request: request)
+    }
+
+    /// Why a credential is fetched.
+    private enum Reason {
+        case firstUse, expiring, rejected
+    }
+
+    /// How long before its expiry a credential is refreshed.
+    private func margin(for credential: Credential, obtained: Date?) -> Duration {
+        guard let expiresAt = credential.expiresAt, let obtained else { return settings.refreshMargin }
+        let lifetime = max(0, expiresAt.timeIntervalSince(obtained))
+        return min(settings.refreshMargin, .seconds(lifetime / 4))
     }
 
     private func unavailable(_ request: HTTPRequest) throws -> Credential {
@@ -56,13 +75,15 @@ final class CredentialStore: @unchecked Sendable {
 
     /// Joins the fetch that replaces `old`, or starts it; returns at once when `old` has already
     /// been replaced.
-    private func fetch(replacing old: Credential?, request: HTTPRequest) async throws -> Credential? {
+    private func fetch(replacing old: Credential?, because reason: Reason, request: HTTPRequest) async throws
+        -> Credential?
+    {
         let plan: Result<(SharedWork<Credential?>, Int)?, APIError> = state.withLock { state in
             if let current = state.current, current != old { return .success(nil) }
             if let fetch = state.fetch, fetch.replacing == old, let member = fetch.work.enroll() {
                 return .success((fetch.work, member))
             }
-            if let old {
+            if let old, reason == .rejected {
                 let now = settings.now()
                 if let failure = state.lastFailure, failure.replacing == old,
                     now.timeIntervalSince(failure.at) < settings.refreshFailureCooldown.timeInterval
@@ -75,7 +96,7 @@ final class CredentialStore: @unchecked Sendable {
                 }
             }
             let work = SharedWork<Credential?>(outlivesMembers: true) { [self] in
-                try await runFetch(replacing: old)
+                try await runFetch(replacing: old, counted: reason == .rejected)
             }
             state.fetch = (old, work)
             return .success((work, work.enroll() ?? 0))
@@ -91,7 +112,7 @@ final class CredentialStore: @unchecked Sendable {
     }
 
     /// Asks the provider, records the result, and turns the provider's errors into ``APIError``s.
-    private func runFetch(replacing old: Credential?) async throws -> Credential? {
+    private func runFetch(replacing old: Credential?, counted: Bool) async throws -> Credential? {
         let fetched: Credential?
         do {
             if let old {
@@ -110,7 +131,7 @@ final class CredentialStore: @unchecked Sendable {
             state.withLock { state in
                 state.fetch = nil
                 if let old {
-                    // A failure counts toward the limit, and answers the next requests for a while.
+                    // A failure answers the next requests for a while, and counts toward the limit.
                     state.refreshTimes.append(now)
                     state.lastFailure = (old, now, apiError)
                 }
@@ -121,7 +142,8 @@ final class CredentialStore: @unchecked Sendable {
         state.withLock { state in
             if let fetched {
                 state.current = fetched
-                if old != nil { state.refreshTimes.append(now) }
+                state.obtained = now
+                if old != nil, counted { state.refreshTimes.append(now) }
             }
             state.fetch = nil
         }
@@ -133,7 +155,8 @@ final class CredentialStore: @unchecked Sendable {
         return APIError(
             .authentication(.refreshLimitExceeded),
             message:
-                "the credential was refreshed \(settings.maximumRefreshesPerWindow) times within \(window) and is still refused",
+                "the server refused the credential again after \(settings.maximumRefreshesPerWindow) refreshes within "
+                + "\(window): the provider's new credentials are refused too",
             request: request
         )
     }

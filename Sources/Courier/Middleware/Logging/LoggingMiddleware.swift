@@ -1,9 +1,9 @@
 import Foundation
 
-/// Logs each exchange through a ``LogHandler``, with every secret redacted; silent without one.
+/// Logs each exchange through a ``LogSink``, with every secret redacted; silent without one.
 ///
 /// ```swift
-/// let logging = LoggingMiddleware(handler: StandardErrorLogHandler(minimumLevel: .info))
+/// let logging = LoggingMiddleware(sink: StandardErrorLogSink(minimumLevel: .info))
 /// // [courier] info: GET https://api.themoviedb.org/3/movie/popular?api_key=REDACTED&page=1 → 200 OK in 84.2 ms, 5120 bytes (attempt 1)
 /// ```
 ///
@@ -35,12 +35,12 @@ public struct LoggingMiddleware: Middleware {
         }
     }
 
-    private let handler: (any LogHandler)?
+    private let sink: (any LogSink)?
     private let configuration: Configuration
 
-    /// Creates a middleware that logs to `handler`, or does nothing when it is `nil`.
-    public init(handler: (any LogHandler)?, configuration: Configuration = Configuration()) {
-        self.handler = handler
+    /// Creates a middleware that logs to `sink`, or does nothing when it is `nil`.
+    public init(sink: (any LogSink)?, configuration: Configuration = Configuration()) {
+        self.sink = sink
         self.configuration = configuration
     }
 
@@ -49,39 +49,39 @@ public struct LoggingMiddleware: Middleware {
         _ request: HTTPRequest,
         next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
-        guard let handler else { return try await next(request) }
+        guard let sink else { return try await next(request) }
         let redactor = configuration.redactor
         let target = "\(request.method) \(Redaction.redact(urlOf: request, extraNames: redactor.additionalNames))"
-        let detailed = handler.minimumLevel <= .debug
+        let detailed = sink.minimumLevel <= .debug
         if detailed {
             logDetails(
                 "request", headers: request.headers, body: request.body.flatMap(\.inlineData), request: request,
-                to: handler
+                to: sink
             )
         }
         let start = ContinuousClock.now
         do {
             let response = try await next(request)
             let level: LogLevel = response.status.code >= 400 ? .warning : .info
-            if handler.minimumLevel <= level {
+            if sink.minimumLevel <= level {
                 // A streamed body went to its consumer (a file, a stream's reader), not into the response.
                 let size = BodyStreaming.consumer?.streamedByteCount.map { "\($0) bytes streamed" }
                 let line =
                     "\(target) → \(response.status) in \(Self.milliseconds(since: start)), "
                     + "\(response.body.isEmpty ? size ?? "0 bytes" : "\(response.body.count) bytes")\(attemptNote)"
-                handler.log(level, redactor.scrub(line, secretsOf: request))
+                sink.log(level, redactor.scrub(line, secretsOf: request))
             }
             if detailed {
-                logDetails("response", headers: response.headers, body: response.body, request: request, to: handler)
+                logDetails("response", headers: response.headers, body: response.body, request: request, to: sink)
             }
             return response
         } catch {
             let cancelled = error is CancellationError
             let level: LogLevel = cancelled ? .debug : .error
-            if handler.minimumLevel <= level {
+            if sink.minimumLevel <= level {
                 let what = cancelled ? "\(target) cancelled" : Self.sentence(for: error, target: target)
                 let line = "\(what) after \(Self.milliseconds(since: start))\(attemptNote)"
-                handler.log(level, redactor.scrub(line, secretsOf: request))
+                sink.log(level, redactor.scrub(line, secretsOf: request))
             }
             throw error
         }
@@ -92,18 +92,18 @@ public struct LoggingMiddleware: Middleware {
     }
 
     private func logDetails(
-        _ label: String, headers: HTTPHeaders, body: Data?, request: HTTPRequest, to handler: any LogHandler
+        _ label: String, headers: HTTPHeaders, body: Data?, request: HTTPRequest, to sink: any LogSink
     ) {
         let redactor = configuration.redactor
         if configuration.logsHeaders, !headers.isEmpty {
-            handler.log(.debug, "\(label) headers: " + redactor.redact(headers).joined(separator: "; "))
+            sink.log(.debug, "\(label) headers: " + redactor.redact(headers).joined(separator: "; "))
         }
         if configuration.logsBodies, let body, !body.isEmpty {
             let text = redactor.redact(
                 body: body, contentType: headers[.contentType], limit: configuration.maximumBodyBytes,
                 secretsOf: request
             )
-            handler.log(.debug, "\(label) body: \(text)")
+            sink.log(.debug, "\(label) body: \(text)")
         }
     }
 

@@ -4,12 +4,12 @@
     /// Writes lines to the unified logging system through an `os.Logger`.
     ///
     /// Messages are logged as public: Courier has already redacted their secrets.
-    public struct OSLogHandler: LogHandler {
+    public struct OSLogSink: LogSink {
         /// Lines below this level are dropped.
         public let minimumLevel: LogLevel
         private let logger: Logger
 
-        /// Creates a handler for a subsystem and category.
+        /// Creates a sink for a subsystem and category.
         public init(subsystem: String = "Courier", category: String = "network", minimumLevel: LogLevel = .info) {
             self.logger = Logger(subsystem: subsystem, category: category)
             self.minimumLevel = minimumLevel

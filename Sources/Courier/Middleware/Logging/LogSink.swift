@@ -30,12 +30,12 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConve
 /// Where ``LoggingMiddleware`` writes. Implement it to send Courier's lines to your own logger.
 ///
 /// ```swift
-/// struct PrintLog: LogHandler {
+/// struct PrintLog: LogSink {
 ///     var minimumLevel: LogLevel { .info }
 ///     func log(_ level: LogLevel, _ message: String) { print("[\(level)] \(message)") }
 /// }
 /// ```
-public protocol LogHandler: Sendable {
+public protocol LogSink: Sendable {
     /// Lines below this level are never built, let alone written.
     var minimumLevel: LogLevel { get }
 
@@ -44,11 +44,11 @@ public protocol LogHandler: Sendable {
 }
 
 /// Writes lines to standard error: `[courier] info: GET https://… → 200 OK in 12.1 ms, 512 bytes`.
-public struct StandardErrorLogHandler: LogHandler {
+public struct StandardErrorLogSink: LogSink {
     /// Lines below this level are dropped.
     public let minimumLevel: LogLevel
 
-    /// Creates a handler that writes lines at `minimumLevel` and above.
+    /// Creates a sink that writes lines at `minimumLevel` and above.
     public init(minimumLevel: LogLevel = .info) {
         self.minimumLevel = minimumLevel
     }
