@@ -22,9 +22,13 @@ public struct ITunesClient: Sendable {
         self.client = client
     }
 
-    /// Talks to the live API through `transport`, with the given middlewares.
-    public init(transport: any HTTPTransport = APIClient.defaultTransport(), middlewares: [any Middleware] = []) {
-        self.init(client: APIClient(baseURL: Self.baseURL, transport: transport, middlewares: middlewares))
+    /// Talks to the API at `baseURL` (the live one by default; a mirror or a local server for tests)
+    /// through `transport`, with the given middlewares.
+    public init(
+        baseURL: URL = ITunesClient.baseURL, transport: any HTTPTransport = APIClient.defaultTransport(),
+        middlewares: [any Middleware] = []
+    ) {
+        self.init(client: APIClient(baseURL: baseURL, transport: transport, middlewares: middlewares))
     }
 
     /// One page of results for `term`; `page` counts from 1.

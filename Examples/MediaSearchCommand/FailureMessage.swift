@@ -4,7 +4,12 @@ import TMDB
 
 /// One plain sentence for a failed call: who failed, why, and what to try.
 enum FailureMessage {
+    /// The sentence, with anything the server wrote in it made safe for a terminal.
     static func sentence(for error: any Error, service: String) -> String {
+        TerminalText.clean(unsafeSentence(for: error, service: service))
+    }
+
+    private static func unsafeSentence(for error: any Error, service: String) -> String {
         guard let error = error as? APIError else {
             if let missing = error as? TMDBClient.MissingCredentials { return "\(missing), or use --offline" }
             return "\(service) failed: \(error)"

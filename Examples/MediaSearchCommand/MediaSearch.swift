@@ -18,9 +18,9 @@ public enum MediaSearch {
     ///
     /// - Parameters:
     ///   - arguments: The arguments, without the program name.
-    ///   - environment: Read for `TMDB_API_KEY`, `TMDB_ACCESS_TOKEN` and, with `--offline`,
-    ///     `MEDIASEARCH_OFFLINE_FAILURE` (a status such as `500`, or `unreachable`), which makes every
-    ///     offline answer fail so the failure paths can be seen and tested.
+    ///   - environment: Read for `TMDB_API_KEY`, `TMDB_ACCESS_TOKEN`, and the base URLs
+    ///     `MEDIASEARCH_ITUNES_URL`, `MEDIASEARCH_TMDB_URL` and `MEDIASEARCH_IMAGE_URL` (a mirror or a
+    ///     local server instead of the live services; `--offline` ignores them).
     ///   - console: Where to print.
     ///   - transport: The transport for live requests; `--offline` always uses the samples.
     /// - Returns: 0, 1 or 64.
@@ -41,11 +41,18 @@ public enum MediaSearch {
             console.write(Usage.text(for: topic) + "\n")
             return success
         }
+        let urls: ServiceURLs
+        do {
+            urls = invocation.offline ? ServiceURLs() : try ServiceURLs(environment: environment)
+        } catch let error as UsageError {
+            console.writeError("mediasearch: \(error.message)\n")
+            return usageError
+        } catch {
+            return usageError
+        }
         let services = Services(
-            invocation: invocation, environment: environment, console: console,
-            transport: invocation.offline
-                ? OfflineSamples.transport(failure: environment["MEDIASEARCH_OFFLINE_FAILURE"])
-                : transport ?? APIClient.defaultTransport()
+            invocation: invocation, environment: environment, console: console, urls: urls,
+            transport: invocation.offline ? OfflineSamples.transport() : transport ?? APIClient.defaultTransport()
         )
         let service = invocation.command.isTMDB ? "TMDB" : "iTunes"
         do {

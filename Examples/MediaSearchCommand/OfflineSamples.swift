@@ -36,13 +36,9 @@ enum OfflineSamples {
         folder.flatMap { try? Data(contentsOf: $0.appendingPathComponent("tmdb").appendingPathComponent(name)) }
     }
 
-    /// A transport answering every request mediasearch makes from the samples, or failing all of
-    /// them as `failure` says (a status such as `500`, or `unreachable`), for tests.
-    static func transport(failure: String? = nil) -> StubTransport {
+    /// A transport answering every request mediasearch makes from the samples.
+    static func transport() -> StubTransport {
         let transport = StubTransport()
-        if let failure {
-            return transport.on("injected failure", where: { _ in true }, injected(failure))
-        }
         let popular = tmdbFile("popular.json").flatMap { try? JSONDecoder().decode(Popular.self, from: $0) }
         let details = tmdbFile("movies.json").flatMap { try? JSONDecoder().decode([String: JSONValue].self, from: $0) }
         let poster = tmdbFile("poster.png") ?? Data()
@@ -171,20 +167,5 @@ enum OfflineSamples {
             return words.allSatisfy { title.contains($0) }
         }
         return moviePage(matches, page: Int(parameters(request)["page"] ?? "") ?? 1)
-    }
-
-    // MARK: Injected failures
-
-    private static func injected(_ failure: String) -> StubResponse {
-        guard let code = Int(failure), (400...599).contains(code) else {
-            return .failure(
-                URLError(
-                    .cannotConnectToHost, userInfo: [NSLocalizedDescriptionKey: "Could not connect to the server."]))
-        }
-        let message =
-            code == 401
-            ? #"{"status_code": 7, "status_message": "Invalid API key: You must be granted a valid key.", "success": false, "errorMessage": "Invalid API key"}"#
-            : #"{"status_code": 11, "status_message": "Internal error: Something went wrong, contact TMDb.", "success": false, "errorMessage": "Internal error"}"#
-        return .json(message, status: HTTPStatus(code: code))
     }
 }

@@ -96,17 +96,19 @@ enum Output {
     }
 
     static func movieDetails(_ movie: MovieDetails, width: Int) -> String {
-        var lines = ["\(movie.title)\(movie.releaseYear.map { " (\($0))" } ?? "")"]
-        let directors = movie.directors
+        var lines = ["\(TerminalText.clean(movie.title))\(movie.releaseYear.map { " (\($0))" } ?? "")"]
+        let directors = movie.directors.map(TerminalText.clean)
         if !directors.isEmpty { lines.append("Directed by \(directors.joined(separator: ", "))") }
         var facts: [String] = []
         if let runtime = movie.runtime, runtime > 0 { facts.append("\(runtime) min") }
-        if let genres = movie.genres, !genres.isEmpty { facts.append(genres.map(\.name).joined(separator: ", ")) }
+        if let genres = movie.genres, !genres.isEmpty {
+            facts.append(genres.map { TerminalText.clean($0.name) }.joined(separator: ", "))
+        }
         if let rating = movie.voteAverage { facts.append(String(format: "rated %.1f/10", rating)) }
         if !facts.isEmpty { lines.append(facts.joined(separator: " · ")) }
         if let overview = movie.overview, !overview.isEmpty {
             lines.append("")
-            lines += wrap(overview, width: min(width, 100))
+            lines += wrap(TerminalText.clean(overview), width: min(width, 100))
         }
         return lines.joined(separator: "\n") + "\n"
     }

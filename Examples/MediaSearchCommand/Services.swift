@@ -9,6 +9,7 @@ struct Services {
     let invocation: Invocation
     let environment: [String: String]
     let console: Console
+    let urls: ServiceURLs
     let transport: any HTTPTransport
 
     private var logging: [any Middleware] {
@@ -16,13 +17,15 @@ struct Services {
     }
 
     private var itunes: ITunesClient {
-        ITunesClient(transport: transport, middlewares: [RetryMiddleware()] + logging)
+        ITunesClient(baseURL: urls.itunes, transport: transport, middlewares: [RetryMiddleware()] + logging)
     }
 
     private func tmdb() throws -> TMDBClient {
         // Offline, the samples need no key; a placeholder keeps the request shape real.
         let environment = invocation.offline ? ["TMDB_API_KEY": "offline-sample-key"] : environment
-        return try TMDBClient(environment: environment, transport: transport, innerMiddlewares: logging)
+        return try TMDBClient(
+            environment: environment, baseURL: urls.tmdb, imageBaseURL: urls.images, transport: transport,
+            innerMiddlewares: logging)
     }
 
     func run(_ command: Invocation.Command) async throws {
@@ -43,7 +46,8 @@ struct Services {
         case .popular(let page):
             try await popular(page: page)
         case .movie(let id):
-            let details = try await tmdb().movie(id: id)
+            let client = try tmdb()
+            let details = try await client.movie(id: id)
             if invocation.json {
                 console.write(
                     Output.json(
@@ -52,7 +56,7 @@ struct Services {
                             runtimeMinutes: details.runtime,
                             genres: details.genres?.map(\.name) ?? [], directors: details.directors,
                             rating: details.voteAverage,
-                            overview: details.overview, posterURL: TMDBClient.posterURL(details.posterPath)
+                            overview: details.overview, posterURL: client.posterURL(details.posterPath)
                         )))
             } else {
                 console.write(Output.movieDetails(details, width: console.width))
@@ -117,13 +121,13 @@ struct Services {
         let client = try tmdb()
         let movie = try await client.movie(id: id)
         guard let url = client.posterURL(movie.posterPath, size: size) else {
-            throw APIError(.unacceptableStatus(.notFound), message: "\(movie.title) has no poster")
+            throw APIError(.unacceptableStatus(.notFound), message: "\(TerminalText.clean(movie.title)) has no poster")
         }
         if let output, FileManager.default.fileExists(atPath: output) {
             throw UsageError(message: "\(output) exists already; pass --output with another name", topic: "poster")
         }
         let loader = try ImageLoader(
-            client: APIClient(baseURL: TMDBClient.imageBaseURL, transport: transport, middlewares: logging),
+            client: APIClient(baseURL: urls.images, transport: transport, middlewares: logging),
             configuration: .init(directory: invocation.offline ? nil : Self.posterCache(environment))
         )
         let bar = console.isTerminal && !invocation.json ? ProgressBar(console: console) : nil
@@ -132,7 +136,7 @@ struct Services {
         let destination = URL(fileURLWithPath: output ?? "\(id)-\(size.rawValue).\(image.format.fileExtension)")
         try PosterFile.write(image.data, to: destination)
         let summary =
-            "Saved the poster of \(movie.title) (\(size.rawValue), \(image.pixelWidth)×\(image.pixelHeight) "
+            "Saved the poster of \(TerminalText.clean(movie.title)) (\(size.rawValue), \(image.pixelWidth)×\(image.pixelHeight) "
             + "\(image.format.rawValue.uppercased()), \(image.data.count) bytes) to \(destination.path)"
         let json = ["path": destination.path, "bytes": String(image.data.count), "format": image.format.rawValue]
         console.write(invocation.json ? Output.json(json) : summary + "\n")

@@ -19,7 +19,13 @@ struct Table {
     }
 
     let columns: [Column]
+    /// The cells, server-supplied text included: made safe for a terminal (``TerminalText``).
     let rows: [[String]]
+
+    init(columns: [Column], rows: [[String]]) {
+        self.columns = columns
+        self.rows = rows.map { $0.map(TerminalText.clean) }
+    }
 
     /// The table as lines no longer than `width` (unless even the minimum widths do not fit).
     func render(width: Int) -> String {

@@ -20,7 +20,14 @@ enum Usage {
           --verbose   log each request (secrets redacted) with its timing to standard error
           --help      show help for a command
 
-        TMDB needs TMDB_API_KEY (v3 key) or TMDB_ACCESS_TOKEN (v4 token) unless --offline.
+        Environment:
+          TMDB_API_KEY, TMDB_ACCESS_TOKEN   TMDB's v3 key or v4 token (not needed with --offline)
+          MEDIASEARCH_ITUNES_URL   the iTunes Search API (https://itunes.apple.com by default)
+          MEDIASEARCH_TMDB_URL     TMDB's API (https://api.themoviedb.org/3 by default)
+          MEDIASEARCH_IMAGE_URL    TMDB's images (https://image.tmdb.org/t/p/ by default)
+          The three URLs point mediasearch at a mirror, a proxy or a local server; --offline
+          ignores them.
+
         Example: mediasearch search "jack johnson" --media music --offline
         """
 

@@ -58,17 +58,23 @@ public struct TMDBClient: Sendable {
 
     /// What sends the requests.
     public let client: APIClient
+    /// Where poster images are fetched from (``imageBaseURL`` unless given another).
+    public let images: URL
 
     /// Creates a client.
     ///
     /// - Parameters:
     ///   - authentication: The API key or access token.
+    ///   - baseURL: The API (``baseURL`` by default; a mirror or a local server for tests).
+    ///   - imageBaseURL: Where posters come from (``imageBaseURL`` by default).
     ///   - transport: What performs the exchanges.
     ///   - middlewares: More middlewares, placed before the retry and auth middlewares (logging
     ///     should go last: pass it in `innerMiddlewares`).
     ///   - innerMiddlewares: Middlewares placed after auth, nearest the transport.
     public init(
         authentication: Authentication,
+        baseURL: URL = TMDBClient.baseURL,
+        imageBaseURL: URL = TMDBClient.imageBaseURL,
         transport: any HTTPTransport = APIClient.defaultTransport(),
         middlewares: [any Middleware] = [],
         innerMiddlewares: [any Middleware] = []
@@ -76,8 +82,9 @@ public struct TMDBClient: Sendable {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let retry = RetryMiddleware(policy: RetryPolicy(maximumAttempts: 3, maximumRetryAfter: .seconds(10)))
+        images = imageBaseURL
         client = APIClient(
-            baseURL: Self.baseURL, transport: transport,
+            baseURL: baseURL, transport: transport,
             middlewares: middlewares + [retry, AuthMiddleware(credential: authentication.credential)]
                 + innerMiddlewares,
             decoder: decoder
@@ -89,6 +96,8 @@ public struct TMDBClient: Sendable {
     /// - Throws: ``MissingCredentials`` when neither is set.
     public init(
         environment: [String: String],
+        baseURL: URL = TMDBClient.baseURL,
+        imageBaseURL: URL = TMDBClient.imageBaseURL,
         transport: any HTTPTransport = APIClient.defaultTransport(),
         middlewares: [any Middleware] = [],
         innerMiddlewares: [any Middleware] = []
@@ -99,8 +108,8 @@ public struct TMDBClient: Sendable {
             throw MissingCredentials()
         }
         self.init(
-            authentication: authentication, transport: transport, middlewares: middlewares,
-            innerMiddlewares: innerMiddlewares
+            authentication: authentication, baseURL: baseURL, imageBaseURL: imageBaseURL, transport: transport,
+            middlewares: middlewares, innerMiddlewares: innerMiddlewares
         )
     }
 
@@ -133,11 +142,13 @@ public struct TMDBClient: Sendable {
 
     /// The URL of a poster at a size, or `nil` when the film has none.
     public func posterURL(_ path: String?, size: PosterSize = .w500) -> URL? {
-        Self.posterURL(path, size: size)
+        Self.posterURL(path, size: size, imageBaseURL: images)
     }
 
-    /// The URL of a poster at a size, or `nil` when the film has none.
-    public static func posterURL(_ path: String?, size: PosterSize = .w500) -> URL? {
+    /// The URL of a poster at a size under `imageBaseURL`, or `nil` when the film has none.
+    public static func posterURL(_ path: String?, size: PosterSize = .w500, imageBaseURL: URL = imageBaseURL)
+        -> URL?
+    {
         guard let path, !path.isEmpty else { return nil }
         let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
         guard !trimmed.contains(".."), !trimmed.contains("/") else { return nil }

@@ -74,10 +74,16 @@ struct MediaSearchBinaryTests {
         #expect(error.contains("unknown media kind") && error.contains("Usage: mediasearch search"))
     }
 
-    @Test("an injected server failure exits 1 with one sentence and no stack trace")
-    func injectedFailure() throws {
+    @Test(
+        "against the local fake TMDB, a refused key exits 1 with one sentence and no stack trace",
+        .enabled(if: MediaServer.url != nil, "start the tests with scripts/test"))
+    func serverFailure() throws {
+        let base = try #require(MediaServer.url, "start the tests with scripts/test")
         let (status, output, error) = try run(
-            ["popular", "--offline"], environment: ["MEDIASEARCH_OFFLINE_FAILURE": "401"]
+            ["popular"],
+            environment: [
+                "MEDIASEARCH_TMDB_URL": base.appendingPathComponent("3").absoluteString, "TMDB_API_KEY": "wrong",
+            ]
         )
 
         #expect(status == 1 && output.isEmpty)
