@@ -3,7 +3,7 @@ import Foundation
 
 /// At most `limit` downloads at a time; a waiter that is cancelled leaves the line at once.
 ///
-/// `@unchecked Sendable`: `state` is a ``Locked``; waiters are resumed outside the lock.
+/// `@unchecked Sendable`: `state` is a `Locked`; waiters are resumed outside the lock.
 final class DownloadSlots: @unchecked Sendable {
     private struct State {
         var available: Int

@@ -2,7 +2,7 @@ import Courier
 import Foundation
 
 /// Collects an image body in memory up to the loader's size limit, reporting progress; keeps at
-/// most ``errorBodyLimit`` bytes of an error status's body (an error page is never an image, and a
+/// most `errorBodyLimit` bytes of an error status's body (an error page is never an image, and a
 /// hostile server could otherwise send 100 MiB of it).
 ///
 /// `@unchecked Sendable`: `state` is only touched under its lock; the transport never calls one
@@ -22,7 +22,7 @@ final class ImageBodyCollector: ResponseBodyConsumer, @unchecked Sendable {
 
     var body: Data { state.withLock { $0.body } }
 
-    /// The body kept of an error status: its first ``errorBodyLimit`` bytes.
+    /// The body kept of an error status: its first `errorBodyLimit` bytes.
     var errorBody: Data { state.withLock { $0.errorHead != nil ? $0.body : Data() } }
 
     func responseHeadArrived(_ head: HTTPResponse) throws -> Bool {
@@ -54,7 +54,7 @@ final class ImageBodyCollector: ResponseBodyConsumer, @unchecked Sendable {
         onProgress(progress)
     }
 
-    /// Keeps the piece of an error body up to ``errorBodyLimit``; past it the rest is not read
+    /// Keeps the piece of an error body up to `errorBodyLimit`; past it the rest is not read
     /// (the status says enough) and the exchange fails with what was kept.
     private func keepErrorBody(_ piece: Data, head: HTTPResponse) throws {
         let full = state.withLock { state -> Data? in
@@ -67,7 +67,7 @@ final class ImageBodyCollector: ResponseBodyConsumer, @unchecked Sendable {
         throw cutError(response)
     }
 
-    /// The error of an error status whose body is over ``errorBodyLimit``: `response` carries what
+    /// The error of an error status whose body is over `errorBodyLimit`: `response` carries what
     /// was kept of it.
     private func cutError(_ response: HTTPResponse) -> APIError {
         APIError(

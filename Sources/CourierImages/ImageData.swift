@@ -21,7 +21,7 @@ public struct ImageData: Sendable, Hashable {
 
     /// Reads the format and size from `data`.
     ///
-    /// - Throws: ``APIError`` of kind ``APIError/Kind/decoding`` when the bytes are not an image of a
+    /// - Throws: `APIError` of kind `decoding` when the bytes are not an image of a
     ///   known format, or its header is cut short or gives no size.
     public init(data: Data) throws {
         guard let format = ImageFormat(sniffing: data) else {

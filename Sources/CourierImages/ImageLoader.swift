@@ -16,9 +16,9 @@ import Foundation
 ///   damaged file is a miss and is removed.
 /// - Network: concurrent loads of one URL make one download, which each caller may leave on its own
 ///   (it is cancelled only when the last one leaves); at most
-///   ``Configuration/maximumConcurrentDownloads`` at a time; bodies over
-///   ``Configuration/maximumImageSize`` stop with ``TransportFailure/responseTooLarge``; bytes that
-///   are not an image fail with ``APIError/Kind/decoding`` and are never cached.
+///   `Configuration/maximumConcurrentDownloads` at a time; bodies over
+///   `Configuration/maximumImageSize` stop with `responseTooLarge`; bytes that
+///   are not an image fail with `decoding` and are never cached.
 public final class ImageLoader: Sendable {
     /// Limits and where to keep images on disk.
     public struct Configuration: Sendable {
@@ -64,9 +64,9 @@ public final class ImageLoader: Sendable {
     ///
     /// - Parameters:
     ///   - client: Sends the downloads (its middlewares apply; its base URL is not used). A client
-    ///     over a default ``URLSessionTransport`` unless given.
+    ///     over a default `URLSessionTransport` unless given.
     ///   - configuration: Limits and the disk folder (a per-user caches folder: one that another
-    ///     user owns is refused, one open to others emptied and closed, as for ``ResponseCache``).
+    ///     user owns is refused, one open to others emptied and closed, as for `ResponseCache`).
     /// - Throws: The file system's error when the folder cannot be created, or why an existing
     ///   folder is not trusted.
     public init(
@@ -82,9 +82,11 @@ public final class ImageLoader: Sendable {
 
     /// The image at `url`, from memory, disk or the network.
     ///
-    /// - Parameter progress: Told how the download goes, when there is one (shared downloads report
-    ///   to every caller).
-    /// - Throws: ``APIError``, or `CancellationError` when the calling task is cancelled.
+    /// - Parameters:
+    ///   - url: The image's absolute URL.
+    ///   - progress: Told how the download goes, when there is one (shared downloads report to
+    ///     every caller).
+    /// - Throws: `APIError`, or `CancellationError` when the calling task is cancelled.
     public func image(for url: URL, progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws
         -> ImageData
     {

@@ -73,8 +73,8 @@ public struct StubResponse: Sendable {
         .response(status: status, headers: headers, body: Data(body.utf8))
     }
 
-    /// A transport failure: a `URLError`, an ``APIError``, or any error (which the client reports
-    /// as ``TransportFailure/other``).
+    /// A transport failure: a `URLError`, an `APIError`, or any error (which the client reports
+    /// as `other`).
     public static func failure(_ error: any Error) -> StubResponse {
         StubResponse(.failure(error))
     }

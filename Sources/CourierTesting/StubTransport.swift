@@ -19,7 +19,7 @@ import Foundation
 ///
 /// Rules are tried in the order they were added. A rule with several responses answers with them
 /// in turn and then repeats the last (handy for retry tests). A request that no rule matches fails
-/// with ``UnmatchedRequest``, whose description names the request and the rules there are, so the
+/// with `UnmatchedRequest`, whose description names the request and the rules there are, so the
 /// test that sent it fails loudly.
 public final class StubTransport: HTTPStreamingTransport, @unchecked Sendable {
     // `@unchecked Sendable`: `rules` and `recorded` are only read or written while `lock` is held;
@@ -143,7 +143,7 @@ public final class StubTransport: HTTPStreamingTransport, @unchecked Sendable {
         return recorded
     }
 
-    /// The requests received for a URL path (percent-encoded, as in ``on(_:_:_:)``).
+    /// The requests received for a URL path (percent-encoded, as in `on(_:_:_:)`).
     public func requests(to path: String) -> [HTTPRequest] {
         let wanted = path.hasPrefix("/") ? path : "/" + path
         return requests.filter { Self.encodedPath(of: $0) == wanted }
@@ -212,7 +212,7 @@ public final class StubTransport: HTTPStreamingTransport, @unchecked Sendable {
 
     /// Records the request and takes the answer of the first rule that matches it.
     ///
-    /// - Throws: ``UnmatchedRequest`` when no rule does.
+    /// - Throws: `UnmatchedRequest` when no rule does.
     private func match(_ request: HTTPRequest) throws -> Answer {
         lock.lock()
         defer { lock.unlock() }

@@ -34,6 +34,7 @@ extension HTTPClient {
     /// ```
     ///
     /// - Parameters:
+    ///   - endpoint: The call to send.
     ///   - queue: Where `completion` runs; the main queue by default. (On Linux the main queue only
     ///     runs while the main thread runs `dispatchMain()` or a run loop; a command-line program
     ///     that does neither should pass another queue.)

@@ -32,7 +32,7 @@ import Foundation
 /// when the call should name its own response type, so that `send` needs no `as:`.
 public protocol Route: Sendable {
     /// What the server sends back on a non-2xx status. The client decodes it (best effort) and
-    /// ``APIError/errorBody(as:)`` returns it. ``ServerMessage`` by default, which finds the message
+    /// ``APIError/errorBody(as:)-3mtz6`` returns it. ``ServerMessage`` by default, which finds the message
     /// in the shapes most APIs use; an enum router declares one for its whole API.
     associatedtype ErrorBody: ServerErrorBody = ServerMessage
     /// The method; `GET` by default.

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// It says where the call failed (``kind``) and carries what is known at that point: the request
 /// that was sent, the response that came back, the error underneath, and, for an unacceptable
-/// status, the server's error body decoded as the endpoint's ``Endpoint/ErrorBody``.
+/// status, the server's error body decoded as the route's ``Route/ErrorBody``.
 ///
 /// ```swift
 /// do {
