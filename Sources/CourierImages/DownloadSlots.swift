@@ -2,9 +2,7 @@ import Courier
 import Foundation
 
 /// At most `limit` downloads at a time; a waiter that is cancelled leaves the line at once.
-///
-/// `@unchecked Sendable`: `state` is a `Locked`; waiters are resumed outside the lock.
-final class DownloadSlots: @unchecked Sendable {
+final class DownloadSlots: Sendable {
     private struct State {
         var available: Int
         var waiting: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []

@@ -4,10 +4,7 @@ import Foundation
 /// Collects an image body in memory up to the loader's size limit, reporting progress; keeps at
 /// most `errorBodyLimit` bytes of an error status's body (an error page is never an image, and a
 /// hostile server could otherwise send 100 MiB of it).
-///
-/// `@unchecked Sendable`: `state` is only touched under its lock; the transport never calls one
-/// exchange's consumer concurrently.
-final class ImageBodyCollector: ResponseBodyConsumer, @unchecked Sendable {
+final class ImageBodyCollector: ResponseBodyConsumer, Sendable {
     private let limit: Int
     private let onProgress: @Sendable (DownloadProgress) -> Void
     private let state = Locked((body: Data(), expected: Int64?.none, errorHead: HTTPResponse?.none))

@@ -116,13 +116,17 @@ struct ReadmeExamplesTests {
     func stubExample() async throws {
         let transport = StubTransport()
             .on(.get, "/search", .json(empty))
-            .on(.get, "/lookup", .status(.internalServerError), .json(empty))
+            .on(
+                .get, "/lookup", .json(#"{"errorMessage": "try later"}"#, status: .internalServerError),
+                .json(#"{"resultCount": 0, "results": []}"#))
         let stubbed: any HTTPClient = APIClient(baseURL: URL(string: "https://itunes.apple.com")!, transport: transport)
 
         _ = try await stubbed.send(Readme.SearchSongs(term: "x"))
-        await #expect(throws: APIError.self) {
+        let error = await #expect(throws: APIError.self) {
             try await stubbed.send(Readme.ITunes.lookup(id: 1), as: Readme.SearchPage.self)
         }
+        #expect(error?.serverMessage == "try later")
+        _ = try await stubbed.send(Readme.ITunes.lookup(id: 1), as: Readme.SearchPage.self)
         _ = try await stubbed.send(Readme.ITunes.lookup(id: 1), as: Readme.SearchPage.self)
 
         #expect(transport.requests.first?.url.query == "term=x&media=music")

@@ -10,10 +10,7 @@ import Foundation
 /// SHA-256 of its key, so no key can escape the folder. Files are readable by their owner only,
 /// written to a temporary file and renamed into place (a crash never leaves half an entry), and
 /// swept least recently used first when the folder grows past its size limit.
-///
-/// `@unchecked Sendable`: `directory`, `sizeLimit` and `fileManager` are immutable; the running
-/// size estimate is a ``Locked``, and each file operation is atomic on its own.
-package final class DiskStore: @unchecked Sendable {
+package final class DiskStore: Sendable {
     /// The folder.
     package let directory: URL
     /// The most bytes the folder may hold; a sweep brings it down to 80% of this.

@@ -2,9 +2,7 @@ import Foundation
 
 /// A thread-safe in-memory cache that evicts the least recently used entries when it holds more
 /// than its count or cost limit. Lookups, insertions and evictions are O(1).
-///
-/// `@unchecked Sendable`: the entries and the list that orders them live in `state`, a ``Locked``.
-package final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
+package final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private final class Node {
         let key: Key
         var value: Value

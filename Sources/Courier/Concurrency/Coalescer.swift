@@ -5,9 +5,7 @@ import Foundation
 ///
 /// Each caller may cancel on its own; the work is cancelled only when its last caller leaves.
 /// Finished work is forgotten, so the next call for the key starts afresh.
-///
-/// `@unchecked Sendable`: the only mutable property, `running`, is a ``Locked``.
-package final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
+package final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let running = Locked([Key: SharedWork<Value>]())
     private let priority: TaskPriority?
 

@@ -7,9 +7,7 @@ import Foundation
 /// Members ``enroll()`` first, then ``value(for:)``; enrolling and waiting are split so a
 /// ``Coalescer`` can enroll under its own lock and never hand out work that has finished or is
 /// being abandoned.
-///
-/// `@unchecked Sendable`: every mutable property is inside `state`, a ``Locked``.
-package final class SharedWork<Value: Sendable>: @unchecked Sendable {
+package final class SharedWork<Value: Sendable>: Sendable {
     private struct State {
         var members: Set<Int> = []
         var waiters: [Int: CheckedContinuation<Value, any Error>] = [:]

@@ -40,8 +40,6 @@ public struct RedirectPolicy: Sendable, Hashable {
     /// Returns every 3xx response as it is.
     public static let never = RedirectPolicy(followsRedirects: false)
 
-    private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
-
     /// The request to send after `response`, or `nil` when `response` is final.
     ///
     /// - Throws: ``APIError`` with ``TransportFailure/tooManyRedirects``,
@@ -51,7 +49,7 @@ public struct RedirectPolicy: Sendable, Hashable {
         to request: HTTPRequest,
         redirectsSoFar: Int
     ) throws -> HTTPRequest? {
-        guard followsRedirects, Self.redirectStatuses.contains(response.status.code),
+        guard followsRedirects, ResponseFraming.redirectStatuses.contains(response.status.code),
             let location = response.headers[.location]
         else { return nil }
         func refuse(_ failure: TransportFailure, _ message: String) -> APIError {

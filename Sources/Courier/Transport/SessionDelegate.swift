@@ -6,16 +6,15 @@ import Foundation
 
 /// The session's delegate: routes each task's callbacks to its ``URLSessionExchange``.
 ///
-/// `@unchecked Sendable`: its only mutable state, `exchanges`, is read and written only while
-/// `lock` is held.
+/// `@unchecked Sendable`: its only mutable state, `exchanges`, is a ``Locked`` value; the
+/// checker cannot see that through the `NSObject` superclass URLSession's delegate protocols need.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, @unchecked Sendable {
     private static let httpAuthenticationMethods: Set<String> = [
         NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
         NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate, NSURLAuthenticationMethodHTMLForm,
     ]
 
-    private let lock = NSLock()
-    private var exchanges: [Int: URLSessionExchange] = [:]
+    private let exchanges = Locked([Int: URLSessionExchange]())
 
     /// The session's delegate queue: one at a time, so one exchange's callbacks never overlap.
     let queue: OperationQueue = {
@@ -26,22 +25,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
     }()
 
     func register(_ exchange: URLSessionExchange, for task: URLSessionTask) {
-        lock.lock()
-        exchanges[task.taskIdentifier] = exchange
-        lock.unlock()
+        exchanges.withLock { $0[task.taskIdentifier] = exchange }
     }
 
     @discardableResult
     func unregister(_ task: URLSessionTask) -> URLSessionExchange? {
-        lock.lock()
-        defer { lock.unlock() }
-        return exchanges.removeValue(forKey: task.taskIdentifier)
+        exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
     }
 
     private func exchange(for task: URLSessionTask) -> URLSessionExchange? {
-        lock.lock()
-        defer { lock.unlock() }
-        return exchanges[task.taskIdentifier]
+        exchanges.withLock { $0[task.taskIdentifier] }
     }
 
     func urlSession(

@@ -168,20 +168,17 @@ final class URLSessionExchange: @unchecked Sendable {
         lock.lock()
         lastActivity = .now
         lock.unlock()
-        if let http = response as? HTTPURLResponse, let conflict = Self.conflictingLengths(http) {
-            // RFC 9112 §6.3: differing Content-Length values make the framing unknowable; libcurl
-            // would silently pick one.
-            finish(
-                .failure(
-                    APIError(
-                        .transport(.badResponse),
-                        message: "the response has conflicting Content-Length values (\(conflict))",
-                        request: request)))
+        let head = (response as? HTTPURLResponse).map { Self.makeResponse($0, body: Data(), request: request) }
+        if let head, let problem = ResponseFraming.lengthProblem(head.headers) {
+            // RFC 9112 §6.3: differing Content-Length values make the framing unknowable.
+            finish(.failure(APIError(.transport(.badResponse), message: problem, request: request)))
             return false
         }
-        if let consumer, let http = response as? HTTPURLResponse, !Self.isRedirect(http) {
+        if let consumer, let http = response as? HTTPURLResponse, let head,
+            !ResponseFraming.isRedirect(status: http.statusCode, headers: head.headers)
+        {
             do {
-                let streams = try consumer.responseHeadArrived(Self.makeResponse(http, body: Data(), request: request))
+                let streams = try consumer.responseHeadArrived(head)
                 lock.lock()
                 isStreaming = streams
                 let buffersOnDisk = isDownloadTask
@@ -207,17 +204,6 @@ final class URLSessionExchange: @unchecked Sendable {
             return false
         }
         return true
-    }
-
-    /// The Content-Length values, when there are several that differ.
-    private static func conflictingLengths(_ response: HTTPURLResponse) -> String? {
-        guard let value = response.value(forHTTPHeaderField: "Content-Length"), value.contains(",") else { return nil }
-        let values = Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-        return values.count > 1 ? value : nil
-    }
-
-    private static func isRedirect(_ response: HTTPURLResponse) -> Bool {
-        [301, 302, 303, 307, 308].contains(response.statusCode) && response.value(forHTTPHeaderField: "Location") != nil
     }
 
     /// Takes body bytes: to the consumer when it streams, else into memory; `false` (and the
@@ -357,25 +343,6 @@ final class URLSessionExchange: @unchecked Sendable {
     }
 
     func tooLargeError() -> APIError {
-        APIError(
-            .transport(.responseTooLarge),
-            message: "the response body is larger than the limit of \(maximumResponseSize) bytes", request: request
-        )
-    }
-}
-
-/// Durations as people read them: `0.5 seconds`, `1 second`.
-enum DurationText {
-    static func seconds(_ duration: Duration) -> String {
-        let value = duration.timeInterval
-        let text = value == value.rounded() ? String(Int(value)) : String(format: "%.3g", value)
-        return "\(text) second\(value == 1 ? "" : "s")"
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as Foundation and Dispatch take it.
-    var timeInterval: TimeInterval {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
+        ResponseFraming.tooLargeError(limit: maximumResponseSize, request: request)
     }
 }

@@ -7,10 +7,7 @@ import Foundation
 /// flight). A request whose credential was rejected after another request already refreshed it is
 /// given the newer credential without a second refresh. A fetch goes on even if every waiter is
 /// cancelled, so a rotating refresh token is never lost half way.
-///
-/// `@unchecked Sendable`: the mutable state is a ``Locked``; the provider and the settings are
-/// immutable and `Sendable`.
-final class CredentialStore: @unchecked Sendable {
+final class CredentialStore: Sendable {
     private struct State {
         var current: Credential?
         /// When the current credential was obtained: with its expiry, its lifetime.

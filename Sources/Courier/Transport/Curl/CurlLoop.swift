@@ -10,12 +10,15 @@ import Foundation
 /// The one thread that drives every transfer of a ``CurlTransport``: a libcurl multi handle,
 /// pooled easy handles, a connection cache that keeps keep-alive connections across requests.
 ///
-/// Callers hand transfers over with ``start(_:)`` and ``cancel(_:)``, which queue a command and wake
-/// the loop (`curl_multi_wakeup`, the one libcurl call allowed from any thread). Everything else —
-/// every libcurl call, every callback, the table of running transfers — happens on the loop thread.
+/// Callers hand transfers over with ``start(_:)``, ``cancel(_:)`` and ``resume(_:)`` (a stream's
+/// reader caught up), and jobs with `enqueue` (the task executor), each of which queues a command
+/// and wakes the loop (`curl_multi_wakeup`, the one libcurl call allowed from any thread).
+/// Everything else — every libcurl call, every callback, the table of running transfers, each
+/// transfer's idle clock — happens on the loop thread.
 ///
-/// `@unchecked Sendable`: `multi`, `running` and `pool` are touched only on the loop
-/// thread (and in `init` before it starts); `inbox` is a ``Locked`` value.
+/// `@unchecked Sendable`: `multi`, `running` and `pool` are touched only on the loop thread (and in
+/// `init` before it starts); `inbox` is a ``Locked`` value. The checker cannot see a thread
+/// confinement, so it cannot see this.
 final class CurlLoop: @unchecked Sendable {
     private enum Command {
         case start(CurlTransfer)
@@ -244,8 +247,9 @@ final class CurlLoop: @unchecked Sendable {
         }
     }
 
-    /// Fails transfers silent for longer than the idle timeout; returns how long the loop may
-    /// sleep before the next one could expire (at most one second).
+    /// Fails transfers silent for longer than their idle timeout (the request's, else the
+    /// transport's; a transfer paused for its consumer is not silent); returns how long the loop
+    /// may sleep before the next one could expire (at most one second).
     private func expireIdleTransfers() -> Int32 {
         guard !running.isEmpty else { return 1000 }
         let now = ContinuousClock.now

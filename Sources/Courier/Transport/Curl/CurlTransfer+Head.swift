@@ -108,7 +108,7 @@ extension CurlTransfer {
             throw APIError(.transport(.badResponse), message: "the reply had no complete HTTP head", request: request)
         }
         let headers = parser.headers
-        if let conflict = Self.lengthProblem(headers) {
+        if let conflict = ResponseFraming.lengthProblem(headers) {
             throw APIError(.transport(.badResponse), message: conflict, request: request)
         }
         var response = delivery.response
@@ -117,31 +117,13 @@ extension CurlTransfer {
         return response
     }
 
-    /// Why the Content-Length values cannot frame the body, if they cannot: not a number, or
-    /// differing values (RFC 9112 §6.3).
-    static func lengthProblem(_ headers: HTTPHeaders) -> String? {
-        var lengths: [Int] = []
-        for value in headers.values(for: .contentLength) {
-            for part in value.utf8.split(separator: UInt8(ascii: ",")) {
-                let digits = part.drop { $0 == UInt8(ascii: " ") }.prefix { $0 != UInt8(ascii: " ") }
-                guard let length = Int(Substring(digits)), length >= 0 else {
-                    return "the response's Content-Length \"\(value)\" is not a number"
-                }
-                if !lengths.contains(length) { lengths.append(length) }
-            }
-        }
-        guard lengths.count > 1 else { return nil }
-        return
-            "the response has conflicting Content-Length values (\(lengths.map(String.init).joined(separator: ", ")))"
-    }
-
     func headArrived(status: Int, headers: HTTPHeaders) -> Bool {
-        if let problem = Self.lengthProblem(headers) {
+        if let problem = ResponseFraming.lengthProblem(headers) {
             return stop(APIError(.transport(.badResponse), message: problem, request: request))
         }
         let announced = headers[.contentLength].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         let isEncoded = headers[.contentEncoding].map { $0.lowercased() != "identity" } ?? false
-        let isRedirect = [301, 302, 303, 307, 308].contains(status) && headers.contains(.location)
+        let isRedirect = ResponseFraming.isRedirect(status: status, headers: headers)
         if let consumer, !isRedirect {
             do {
                 isStreaming = try consumer.responseHeadArrived(

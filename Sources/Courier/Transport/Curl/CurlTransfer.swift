@@ -213,10 +213,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     func tooLargeError() -> APIError {
-        APIError(
-            .transport(.responseTooLarge),
-            message: "the response body is larger than the limit of \(configuration.maximumResponseSize) bytes",
-            request: request)
+        ResponseFraming.tooLargeError(limit: configuration.maximumResponseSize, request: request)
     }
 
     // MARK: The end, on the loop thread

@@ -1,0 +1,36 @@
+/// How every transport reads a response's framing, the same way: which statuses redirect, when
+/// `Content-Length` cannot be trusted, and the error of a body over the size limit.
+enum ResponseFraming {
+    /// The statuses that redirect when they carry a `Location`.
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// Whether a head is a redirect to follow (a redirect status with a `Location`).
+    static func isRedirect(status: Int, headers: HTTPHeaders) -> Bool {
+        redirectStatuses.contains(status) && headers.contains(.location)
+    }
+
+    /// Why the Content-Length values cannot frame the body, if they cannot: not a number, or
+    /// differing values (RFC 9112 §6.3).
+    static func lengthProblem(_ headers: HTTPHeaders) -> String? {
+        var lengths: [Int] = []
+        for value in headers.values(for: .contentLength) {
+            for part in value.utf8.split(separator: UInt8(ascii: ",")) {
+                let digits = part.drop { $0 == UInt8(ascii: " ") }.prefix { $0 != UInt8(ascii: " ") }
+                guard let length = Int(Substring(digits)), length >= 0 else {
+                    return "the response's Content-Length \"\(value)\" is not a number"
+                }
+                if !lengths.contains(length) { lengths.append(length) }
+            }
+        }
+        guard lengths.count > 1 else { return nil }
+        return
+            "the response has conflicting Content-Length values (\(lengths.map(String.init).joined(separator: ", ")))"
+    }
+
+    /// The error of a body larger than `limit` bytes (after decompression).
+    static func tooLargeError(limit: Int, request: HTTPRequest) -> APIError {
+        APIError(
+            .transport(.responseTooLarge), message: "the response body is larger than the limit of \(limit) bytes",
+            request: request)
+    }
+}
