@@ -75,13 +75,16 @@ struct StreamingTests {
         #expect(error?.kind == .transport(.timedOut))
         #expect(ContinuousClock.now - start < .seconds(5))
 
+        // Only a transport that pauses has a paused stream (URLSession on Linux reads on, and how
+        // soon its delegate queue delivers on a loaded machine is not what this checks).
+        guard kind.pausesStreams else { return }
         let key = "paused-\(kind)-\(UUID().uuidString)"
         var ticks = Request<Data>(path: "sse/ticks", query: ["key": key, "pace": "0.05"])
-        ticks.idleTimeout = .seconds(1)
+        ticks.idleTimeout = .seconds(2)
         let stream = try await client.stream(ticks, options: StreamOptions(bufferSize: 64))
         var events = stream.events.makeAsyncIterator()
         #expect(try await events.next()?.data == "tick 0")
-        try await Task.sleep(for: .milliseconds(2500))
+        try await Task.sleep(for: .milliseconds(4500))
         var later: [String] = []
         while later.count < 5, let event = try await events.next() { later.append(event.data) }
         #expect(later.count == 5)
