@@ -3,15 +3,20 @@ import Foundation
 /// Pixel sizes read from image file headers, byte by byte; every read is bounds-checked, so a
 /// truncated or hostile file gives `nil`, never a crash.
 enum ImageHeader {
+    /// The size, or `nil` when the header is truncated, malformed, or gives a side of zero (no
+    /// image has one; a JPEG may defer its height to a DNL marker, which is not read).
     static func pixelSize(of data: Data, format: ImageFormat) -> (width: Int, height: Int)? {
         let bytes = [UInt8](data.prefix(format == .jpeg ? 1 << 20 : 64))
-        switch format {
-        case .png: return png(bytes)
-        case .gif: return gif(bytes)
-        case .bmp: return bmp(bytes)
-        case .webp: return webp(bytes)
-        case .jpeg: return jpeg(bytes)
-        }
+        let size: (Int, Int)? =
+            switch format {
+            case .png: png(bytes)
+            case .gif: gif(bytes)
+            case .bmp: bmp(bytes)
+            case .webp: webp(bytes)
+            case .jpeg: jpeg(bytes)
+            }
+        guard let size, size.0 > 0, size.1 > 0 else { return nil }
+        return size
     }
 
     private static func bigEndian(_ bytes: [UInt8], _ offset: Int, _ count: Int) -> Int? {

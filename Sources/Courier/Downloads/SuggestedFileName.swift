@@ -33,9 +33,14 @@ enum SuggestedFileName {
         var cleaned = String(
             lastComponent.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) && $0 != ":" }
         )
-        .trimmingCharacters(in: .whitespaces)
-        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
+        // Shortened first (from the front, keeping the extension), then made safe: shortening
+        // after could uncover a leading dot or space.
         while cleaned.utf8.count > 200 { cleaned.removeFirst() }
+        cleaned = cleaned.trimmingCharacters(in: .whitespaces)
+        while cleaned.hasPrefix(".") {
+            cleaned.removeFirst()
+            cleaned = cleaned.trimmingCharacters(in: .whitespaces)
+        }
         return cleaned.isEmpty ? nil : cleaned
     }
 }

@@ -79,4 +79,20 @@ struct ResponseHeadParserTests {
 
         #expect(parser.headers.count == 20_000)
     }
+
+    @Test("a status code below 100 is refused (found by fuzzing: it could not be written back as a status line)")
+    func statusBelow100() {
+        for line in ["HTTP/1.1 000 Zero", "HTTP/1.1 099 Low", "HTTP/2 042"] {
+            #expect(throws: ResponseHeadParser.Malformed.self) { try parse([line, ""]) }
+        }
+        #expect(throws: Never.self) { try parse(["HTTP/1.1 999 Custom", ""]) }
+    }
+
+    @Test(
+        "a CR inside a header value becomes a space (found by fuzzing: it was kept, so the value could not be written back)"
+    )
+    func carriageReturnInValue() throws {
+        let parser = try parse(["HTTP/1.1 200 OK", "X-Odd: a\rb\r ", ""])
+        #expect(parser.headers["X-Odd"] == "a b")
+    }
 }

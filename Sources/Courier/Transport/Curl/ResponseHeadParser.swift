@@ -73,15 +73,20 @@ struct ResponseHeadParser {
         guard digits.count == 3, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
             throw Malformed(reason: "the status line has no three-digit status code")
         }
-        return digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        let code = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        // RFC 9110 §15: 100 to 599 are defined, up to 999 is a valid code; 000 to 099 is not one.
+        guard code >= 100 else { throw Malformed(reason: "the status code \(code) is not an HTTP status") }
+        return code
     }
 
-    /// The bytes as text, without surrounding spaces and tabs.
+    /// The bytes as text, without surrounding spaces and tabs; a CR, LF or NUL inside becomes a
+    /// space, as RFC 9110 §5.5 asks of a recipient (found by fuzzing: a bare CR stayed in values).
     private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
         let isSpace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        var slice = bytes
-        while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
-        while let last = slice.last, isSpace(last) { slice = slice.dropLast() }
-        return String(decoding: slice, as: UTF8.self)
+        let forbidden: (UInt8) -> Bool = { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") || $0 == 0 }
+        var cleaned = bytes.map { forbidden($0) ? UInt8(ascii: " ") : $0 }[...]
+        while let first = cleaned.first, isSpace(first) { cleaned = cleaned.dropFirst() }
+        while let last = cleaned.last, isSpace(last) { cleaned = cleaned.dropLast() }
+        return String(decoding: cleaned, as: UTF8.self)
     }
 }
