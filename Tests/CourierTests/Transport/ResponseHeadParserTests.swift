@@ -95,4 +95,11 @@ struct ResponseHeadParserTests {
         let parser = try parse(["HTTP/1.1 200 OK", "X-Odd: a\rb\r ", ""])
         #expect(parser.headers["X-Odd"] == "a b")
     }
+
+    @Test("a folded line continuing an empty value adds no leading space (found by fuzzing)")
+    func foldingOntoEmptyValue() throws {
+        let parser = try parse(["HTTP/1.1 200 OK", "X-Empty:", "  continued", "X-Two: a", "\tb", ""])
+        #expect(parser.headers["X-Empty"] == "continued")
+        #expect(parser.headers["X-Two"] == "a b")
+    }
 }

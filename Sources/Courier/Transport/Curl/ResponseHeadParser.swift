@@ -51,7 +51,11 @@ struct ResponseHeadParser {
         if let first = bytes.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
             // Obsolete line folding (RFC 9112 §5.2): the line continues the previous field's value.
             guard let last = fields.last else { throw Malformed(reason: "the first header line is a continuation") }
-            fields[fields.count - 1] = HTTPHeaders.Field(name: last.name, value: last.value + " " + Self.trimmed(bytes))
+            // Joined with one space, and none when either side is empty (found by fuzzing: folding
+            // onto an empty value left a leading space).
+            let more = Self.trimmed(bytes)
+            let joined = last.value.isEmpty ? more : more.isEmpty ? last.value : last.value + " " + more
+            fields[fields.count - 1] = HTTPHeaders.Field(name: last.name, value: joined)
             return
         }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > bytes.startIndex else {
