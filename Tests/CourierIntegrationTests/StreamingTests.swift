@@ -2,64 +2,15 @@ import Courier
 import Foundation
 import Testing
 
-/// Response streams on real sockets, both transports: flow control that stops the network,
-/// cancellation that closes the connection, idle timeouts that spare a paused stream, and errors
-/// before and after the head.
+/// Response streams on real sockets, both transports: idle timeouts that spare a paused stream,
+/// and errors before and after the head (flow control and large bodies: LargeStreamTests;
+/// cancellation's latency: StreamLatencyTests).
 @Suite(
     "Response streams", .enabled(if: LocalServers.files != nil, "start the tests with scripts/test"),
     .timeLimit(.minutes(2))
 )
 struct StreamingTests {
-    private struct Sent: Decodable { let sent: Int? }
     private struct Count: Decodable { let count: Int }
-
-    private func sentBytes(_ key: String) async throws -> Int {
-        let probe = TransportKind.curl.client(LocalServers.files)
-        return try await probe.send(.get("requests", query: ["key": key], as: Sent.self)).sent ?? 0
-    }
-
-    @Test(
-        "a reader that stops reading stops the network; leaving the loop ends the exchange",
-        arguments: TransportKind.allCases)
-    func flowControl(kind: TransportKind) async throws {
-        let key = "flow-\(kind)-\(UUID().uuidString)"
-        let client = kind.client(LocalServers.files)
-        let stream = try await client.stream(
-            Request(path: "chunked/268435456", query: ["key": key], as: Data.self))
-        var iterator = stream.makeAsyncIterator()
-        var received = try await iterator.next()?.count ?? 0
-        try await Task.sleep(for: .milliseconds(1500))
-        let whilePaused = try await sentBytes(key)
-        try await Task.sleep(for: .milliseconds(500))
-        let stillPaused = try await sentBytes(key)
-
-        guard kind.pausesStreams else {
-            // URLSession on Linux restarts a suspended task instead of resuming it: the transport
-            // cannot pause, so the backlog bound ends the exchange, long before the body's end.
-            let error = await #expect(throws: APIError.self) {
-                while let piece = try await iterator.next() { received += piece.count }
-            }
-            #expect(error?.kind == .transport(.responseTooLarge))
-            #expect(received <= 17 << 20)
-            // What the server sent says nothing here: FoundationNetworking reads on after a cancel
-            // (a known gap, docs/RELIABILITY.md), but none of it reaches the stream.
-            _ = (whilePaused, stillPaused)
-            return
-        }
-        // 1 MiB of buffer, the transport's own, and the kernel's socket buffers: far below the 256 MiB body.
-        #expect(whilePaused < 48 << 20, "the server sent \(whilePaused >> 20) MiB to a reader that stopped")
-        #expect(stillPaused - whilePaused < 2 << 20, "the network did not stop: \(whilePaused) then \(stillPaused)")
-
-        while received < 64 << 20, let piece = try await iterator.next() { received += piece.count }
-        #expect(received >= 64 << 20)
-        _ = consume iterator
-        _ = consume stream
-        try await Task.sleep(for: .milliseconds(700))
-        let afterLeaving = try await sentBytes(key)
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(try await sentBytes(key) == afterLeaving, "the server went on sending after the reader left")
-        #expect(afterLeaving < 160 << 20, "the server sent \(afterLeaving >> 20) MiB of 256")
-    }
 
     @Test(
         "a route's idle timeout fails a silent stream; a stream paused by its reader is not idle",
@@ -90,25 +41,6 @@ struct StreamingTests {
         #expect(later.count == 5)
     }
 
-    @Test(
-        "a body announced larger than 16 MiB streams whole (URLSession's download-task switch is for downloads)",
-        arguments: TransportKind.allCases)
-    func largeAnnouncedBody(kind: TransportKind) async throws {
-        let client = kind.client(LocalServers.files)
-        // A backlog to spare: this is about the body's size, not about how fast a busy machine reads.
-        let stream = try await client.stream(
-            Request<Data>(path: "bytes/33554432"), options: StreamOptions(maximumBacklog: 64 << 20))
-        #expect(stream.response.headers[.contentLength] == "33554432")
-        var total = 0
-        var first: UInt8?
-        for try await piece in stream {
-            if first == nil { first = piece.first }
-            total += piece.count
-        }
-        #expect(total == 32 << 20)
-        #expect(first == 0)
-    }
-
     @Test("the retry middleware does not retry once the head was handed over", arguments: TransportKind.allCases)
     func noRetryAfterHead(kind: TransportKind) async throws {
         let key = "reset-\(kind)-\(UUID().uuidString)"
@@ -131,6 +63,7 @@ struct StreamingTests {
         }
         #expect(error?.kind == .unacceptableStatus(.internalServerError))
         #expect((error?.response?.body.count ?? .max) <= 64 * 1024)
-        #expect(ContinuousClock.now - start < .seconds(3))
+        // Not the 50 MiB: the bound is loose because this pass runs beside every other suite.
+        #expect(ContinuousClock.now - start < .seconds(10))
     }
 }
