@@ -128,7 +128,9 @@ struct HTTPBinTests {
 
         #expect(error.kind == .unacceptableStatus(.unauthorized))
         #expect(error.response?.headers[.wwwAuthenticate]?.hasPrefix("Basic") == true)
-        #expect(ContinuousClock.now - start < .seconds(2))
+        // Linux's URLSession waited forever for a credential here; the bound tells an answer from
+        // that hang, not how fast a busy parallel pass gets it (it measured 2.2 s on a cold clone).
+        #expect(ContinuousClock.now - start < .seconds(10))
     }
 
     @Test("/basic-auth with credentials and /bearer with a token succeed", arguments: TransportKind.allCases)
