@@ -31,7 +31,7 @@ struct ProxyTunnelTests {
         arguments: [200, 401, 404, 500, 503])
     func originStatus(status: Int) async throws {
         let origin = try origin()
-        let proxy = try ScriptServer(script: "proxy.py", lifetime: 120)
+        let proxy = try await ScriptServer.start(script: "proxy.py", lifetime: 120)
         let transport = transport(origin: origin, proxy: proxy)
 
         for _ in 0..<3 {
@@ -49,7 +49,7 @@ struct ProxyTunnelTests {
     func clientSeesOriginStatus() async throws {
         struct Message: Decodable, Sendable { let message: String }
         let origin = try origin()
-        let proxy = try ScriptServer(script: "proxy.py", lifetime: 120)
+        let proxy = try await ScriptServer.start(script: "proxy.py", lifetime: 120)
         let client = APIClient(baseURL: origin.url, transport: transport(origin: origin, proxy: proxy))
 
         let error = await #expect(throws: APIError.self) {
@@ -63,7 +63,7 @@ struct ProxyTunnelTests {
     @Test("a download behind the proxy fails on the origin's 404 and leaves no file")
     func downloadSeesOriginStatus() async throws {
         let origin = try origin()
-        let proxy = try ScriptServer(script: "proxy.py", lifetime: 120)
+        let proxy = try await ScriptServer.start(script: "proxy.py", lifetime: 120)
         let client = APIClient(baseURL: origin.url, transport: transport(origin: origin, proxy: proxy))
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID()).json")
 

@@ -20,8 +20,22 @@ struct MediaSearchBinaryTests {
         return nil
     }()
 
-    private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String, String) {
+    /// Runs the program and collects what it wrote. The wait happens on a Dispatch thread, not on
+    /// the cooperative pool: a test blocked there would starve every other test's tasks (the pool
+    /// has a thread per core, two on the CI machine).
+    private func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String, String)
+    {
         let program = try #require(Self.program, "build the mediasearch product first (scripts/test does)")
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try Self.runBlocking(program, arguments, environment) })
+            }
+        }
+    }
+
+    private static func runBlocking(
+        _ program: URL, _ arguments: [String], _ environment: [String: String]
+    ) throws -> (Int32, String, String) {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
@@ -45,17 +59,17 @@ struct MediaSearchBinaryTests {
     }
 
     @Test("the README command prints the table and exits 0")
-    func readmeCommand() throws {
-        let (status, output, error) = try run(["search", "jack johnson", "--media", "music", "--offline"])
+    func readmeCommand() async throws {
+        let (status, output, error) = try await run(["search", "jack johnson", "--media", "music", "--offline"])
 
         #expect(status == 0 && error.isEmpty)
         #expect(output.contains("Banana Pancakes") && output.contains("Artist or director"))
     }
 
     @Test("--json output parses back; page 2 differs from page 1")
-    func json() throws {
-        let (_, first, _) = try run(["search", "jack johnson", "--media", "music", "--offline", "--json"])
-        let (_, second, _) = try run([
+    func json() async throws {
+        let (_, first, _) = try await run(["search", "jack johnson", "--media", "music", "--offline", "--json"])
+        let (_, second, _) = try await run([
             "search", "jack johnson", "--media", "music", "--offline", "--json", "--page", "2",
         ])
 
@@ -67,8 +81,8 @@ struct MediaSearchBinaryTests {
     }
 
     @Test("a usage error exits 64 with the usage text on standard error")
-    func usage() throws {
-        let (status, output, error) = try run(["search", "x", "--media", "vinyl"])
+    func usage() async throws {
+        let (status, output, error) = try await run(["search", "x", "--media", "vinyl"])
 
         #expect(status == 64 && output.isEmpty)
         #expect(error.contains("unknown media kind") && error.contains("Usage: mediasearch search"))
@@ -77,9 +91,9 @@ struct MediaSearchBinaryTests {
     @Test(
         "against the local fake TMDB, a refused key exits 1 with one sentence and no stack trace",
         .enabled(if: MediaServer.url != nil, "start the tests with scripts/test"))
-    func serverFailure() throws {
+    func serverFailure() async throws {
         let base = try #require(MediaServer.url, "start the tests with scripts/test")
-        let (status, output, error) = try run(
+        let (status, output, error) = try await run(
             ["popular"],
             environment: [
                 "MEDIASEARCH_TMDB_URL": base.appendingPathComponent("3").absoluteString, "TMDB_API_KEY": "wrong",

@@ -31,10 +31,12 @@ private final class RecordingView: SearchView, @unchecked Sendable {
 
 @Suite("Search presenter over the completion-handler API")
 struct SearchPresenterTests {
+    /// Waits for the view's next event. The bound only ends a test whose event never comes; a loaded
+    /// CI machine may take seconds to deliver one.
     private func waitForEvent(_ view: RecordingView) async {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                _ = view.done.wait(timeout: .now() + 5)
+                _ = view.done.wait(timeout: .now() + 30)
                 continuation.resume()
             }
         }

@@ -10,7 +10,19 @@ final class ScriptServer: Sendable {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Starts `scripts/servers/<script>` with `arguments` and waits for its announcement.
+    /// Starts `scripts/servers/<script>` with `arguments` and waits for its announcement on a
+    /// Dispatch thread, so that a slow start never holds one of the cooperative pool's few threads.
+    static func start(script: String, arguments: [String] = [], lifetime: Int = 300) async throws -> ScriptServer {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Result { try ScriptServer(script: script, arguments: arguments, lifetime: lifetime) })
+            }
+        }
+    }
+
+    /// Starts `scripts/servers/<script>` with `arguments` and waits for its announcement, blocking
+    /// the calling thread.
     init(script: String, arguments: [String] = [], lifetime: Int = 300) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
