@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CCourierCurl.h"
 
 #include <dlfcn.h>
@@ -264,3 +265,21 @@ int ccurl_multi_next_done(ccurl_multi *multi, ccurl_easy **easy, int *result) {
 }
 
 const char *ccurl_multi_strerror(int code) { return curl.multi_strerror(code); }
+
+// The loop a thread runs, if it is one of Courier's I/O loop threads: set once by the loop's
+// thread itself, read by code on the same thread, so a thread-local needs no lock.
+static _Thread_local void *current_loop = NULL;
+
+void ccourier_set_current_loop(void *loop) { current_loop = loop; }
+
+void ccourier_name_thread(const char *name) {
+    char shortened[16];
+    snprintf(shortened, sizeof shortened, "%s", name);
+#if defined(__APPLE__)
+    pthread_setname_np(shortened);
+#else
+    pthread_setname_np(pthread_self(), shortened);
+#endif
+}
+
+void *ccourier_current_loop(void) { return current_loop; }

@@ -1,10 +1,21 @@
 import Courier
 import Foundation
 
+#if os(Linux)
+    /// glibc's `malloc_trim`, which the Glibc module does not export.
+    @_silgen_name("malloc_trim")
+    private func glibcMallocTrim(_ pad: Int) -> Int32
+#endif
+
 /// The process's memory as Linux reports it; peaks can be reset between measurements.
 enum Memory {
     /// Resets the peak (`VmHWM`) to the current resident size; `false` where that is impossible.
+    /// Memory freed by earlier runs goes back to the system first (`malloc_trim`), so a run's
+    /// growth is not hidden by what the allocator kept from the one before.
     static func resetPeak() -> Bool {
+        #if os(Linux)
+            _ = glibcMallocTrim(0)
+        #endif
         guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
         defer { try? handle.close() }
         return (try? handle.write(contentsOf: Data("5".utf8))) != nil

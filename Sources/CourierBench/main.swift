@@ -248,6 +248,7 @@ let session: URLSession = {
 let courier = APIClient(baseURL: settings.base, transport: URLSessionTransport())
 let curlTransport = CurlTransport()
 let courierCurl = APIClient(baseURL: settings.base, transport: curlTransport)
+let courierCurlTwoLoops = APIClient(baseURL: settings.base, transport: CurlTransport(configuration: .init(loops: 2)))
 let smallURL = settings.base.appendingPathComponent("small.json")
 let pageURL = settings.base.appendingPathComponent("page.json")
 let bigURL = settings.base.appendingPathComponent("1mb.bin")
@@ -366,6 +367,7 @@ func network(
         .requests(
             "Courier, CurlTransport, callers on its executor", on: curlTransport.executor,
             { try await request(courierCurl) }),
+        .requests("Courier, CurlTransport, 2 loops", { try await request(courierCurlTwoLoops) }),
     ]
     if let ceiling = settings.ceiling, !decode {
         implementations.append(
@@ -428,6 +430,7 @@ let scenarios: [Scenario] = [
                 }
             ),
         ]),
+    manyInFlightScenario(base: settings.base, requests: settings.quick ? 1_000 : 10_000),
     streamScenario("CurlTransport", client: courierCurl, rounds: settings.quick ? 1 : 3),
     streamScenario("URLSessionTransport", client: courier, rounds: settings.quick ? 1 : 3),
     eventParsingScenario(megabytes: settings.quick ? 4 : 64, rounds: settings.quick ? 1 : 3),

@@ -42,7 +42,7 @@ struct FaultRow: Sendable, CustomTestStringConvertible {
 
     /// What must happen with this transport.
     func expected(with transport: TransportKind) -> FaultOutcome {
-        transport == .curl ? expectedWithCurl ?? expected : expected
+        transport.isCurl ? expectedWithCurl ?? expected : expected
     }
 }
 

@@ -19,7 +19,7 @@ struct LargeStreamTests {
 
     @Test(
         "a reader that stops reading stops the network; leaving the loop ends the exchange",
-        arguments: TransportKind.allCases)
+        arguments: TransportKind.defaults)
     func flowControl(kind: TransportKind) async throws {
         let key = "flow-\(kind)-\(UUID().uuidString)"
         let client = kind.client(LocalServers.files)
@@ -62,7 +62,7 @@ struct LargeStreamTests {
 
     @Test(
         "a body announced larger than 16 MiB streams whole (URLSession's download-task switch is for downloads)",
-        arguments: TransportKind.allCases)
+        arguments: TransportKind.defaults)
     func largeAnnouncedBody(kind: TransportKind) async throws {
         let client = kind.client(LocalServers.files)
         // A backlog to spare: this is about the body's size, not about how fast a busy machine reads.

@@ -16,6 +16,7 @@ connections cut part way, a server that ignores Range, a gzip bomb, and suggeste
   GET /gzip-bomb               Content-Encoding: gzip; 256 MiB of zeros in about 256 KB
   GET /named?filename=F        a small body with Content-Disposition: attachment; filename="F"
   GET /static/NAME             the file NAME of the --static folder (for courier-bench --quick)
+  GET /peer                    {"port": P}: the client's port, which names the connection (keep-alive)
 
 Listens on 127.0.0.1 on a free port, prints "Listening at: http://127.0.0.1:PORT", and exits by
 itself after --lifetime seconds (default 1800)."""
@@ -99,6 +100,13 @@ class Files(BaseHTTPRequestHandler):
         url = urlparse(self.path)
         query = {name: values[0] for name, values in parse_qs(url.query).items()}
         parts = url.path.strip("/").split("/")
+        if parts == ["peer"]:
+            body = json.dumps({"port": self.client_address[1]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            return self.wfile.write(body)
         if parts[0] == "bytes" and len(parts) == 2:
             return self._serve_bytes(int(parts[1]))
         if parts[0] == "flaky" and len(parts) == 2 and self.command == "HEAD":

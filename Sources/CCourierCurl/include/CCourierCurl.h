@@ -149,4 +149,12 @@ int ccurl_multi_wakeup(ccurl_multi *multi);
 int ccurl_multi_next_done(ccurl_multi *multi, ccurl_easy **easy, int *result);
 const char *ccurl_multi_strerror(int code);
 
+/// Marks the calling thread as the thread of an I/O loop (`loop` identifies it), or unmarks it
+/// with `NULL`. Thread-local: each loop thread sets its own mark once.
+void ccourier_set_current_loop(void *loop);
+/// The loop the calling thread runs, or `NULL` when it is not an I/O loop thread.
+void *ccourier_current_loop(void);
+/// Names the calling thread for debuggers and profilers (the first 15 bytes of `name`).
+void ccourier_name_thread(const char *name);
+
 #endif

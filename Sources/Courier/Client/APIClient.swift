@@ -97,7 +97,9 @@ public struct APIClient: HTTPClient {
             )
         }
         try ContentTypeCheck.verify(response, accepts: endpoint.acceptableContentTypes, request: sent)
-        let value = try decode(response, for: endpoint, request: sent)
+        let value = try await LoopThreadHop.run(size: response.body.count) {
+            try decode(response, for: endpoint, request: sent)
+        }
         return APIResponse(
             value: value, response: response, request: sent, metrics: record.metrics(status: response.status)
         )

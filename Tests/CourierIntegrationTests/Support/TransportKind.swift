@@ -4,11 +4,21 @@ import Testing
 
 /// The transports the contract suites run against: every integration test that reaches a real
 /// server takes one of these as an argument, so both transports meet the same expectations.
+/// `curlLoops` is CurlTransport with three loops (requests spread across them, each with its own
+/// connections), where the default on a two-core machine is one.
 enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case urlSession
     case curl
+    case curlLoops
+
+    /// URLSession and CurlTransport as configured by default: for the suites too heavy to run
+    /// three times (1 GiB bodies).
+    static let defaults: [TransportKind] = [.urlSession, .curl]
 
     var testDescription: String { rawValue }
+
+    /// Whether this is a CurlTransport, with one loop or several.
+    var isCurl: Bool { self != .urlSession }
 
     /// A new transport of this kind with the settings both share.
     func make(
@@ -23,6 +33,10 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         case .curl:
             CurlTransport(
                 configuration: .init(timeout: timeout, redirects: redirects, maximumResponseSize: maximumResponseSize))
+        case .curlLoops:
+            CurlTransport(
+                configuration: .init(
+                    timeout: timeout, redirects: redirects, maximumResponseSize: maximumResponseSize, loops: 3))
         }
     }
 
@@ -30,7 +44,7 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     /// does URLSession on Apple platforms; FoundationNetworking restarts a suspended task instead.
     var pausesStreams: Bool {
         #if canImport(FoundationNetworking)
-            self == .curl
+            isCurl
         #else
             true
         #endif

@@ -14,7 +14,7 @@ struct CurlProtocolTests {
         try Data(sentinel.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let configuration = CurlTransport.Configuration()
-        let loop = try #require(CurlLoop(configuration: configuration))
+        let loop = try #require(CurlLoops(configuration: configuration)?.next())
         defer { loop.shutdown() }
 
         for url in [file, try #require(URL(string: "dict://127.0.0.1:9/d:courier"))] {

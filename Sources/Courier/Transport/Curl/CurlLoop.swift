@@ -1,28 +1,38 @@
 import CCourierCurl
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// The one thread that drives every transfer of a ``CurlTransport``: a libcurl multi handle,
-/// pooled easy handles, a connection cache that keeps keep-alive connections across requests.
+/// One thread that drives transfers of a ``CurlTransport``: a libcurl multi handle, pooled easy
+/// handles, a connection cache that keeps keep-alive connections across requests. A transport
+/// runs one or more of them (``CurlTransport/Configuration/loops``).
 ///
 /// Callers hand transfers over with ``start(_:)``, ``cancel(_:)`` and ``resume(_:)`` (a stream's
-/// reader caught up), and jobs with `enqueue` (the task executor), each of which queues a command
-/// and wakes the loop (`curl_multi_wakeup`, the one libcurl call allowed from any thread).
-/// Everything else — every libcurl call, every callback, the table of running transfers, each
-/// transfer's idle clock — happens on the loop thread.
+/// reader caught up), and jobs with ``run(_:on:)`` (the transport's task executor), each of which
+/// queues a command and wakes the loop if it sleeps (`curl_multi_wakeup`, the one libcurl call
+/// allowed from any thread). Everything else — every libcurl call, every callback, the table of
+/// running transfers, the queue of transfers waiting for a slot, each transfer's idle clock —
+/// happens on the loop thread.
 ///
-/// `@unchecked Sendable`: `multi`, `running` and `pool` are touched only on the loop thread (and in
-/// `init` before it starts); `inbox` is a ``Locked`` value. The checker cannot see a thread
-/// confinement, so it cannot see this.
+/// At most `limits.transfers` transfers are in libcurl's hands at once; later ones wait in order
+/// (a waiting transfer costs a few hundred bytes, an easy handle about 20 KB with its buffer),
+/// their deadline running.
+///
+/// `@unchecked Sendable`: `multi`, `running`, `waiting` and `pool` are touched only on the loop
+/// thread (and in `init` before it starts); `inbox` is a ``Locked`` value. The checker cannot see a
+/// thread confinement, so it cannot see this.
 final class CurlLoop: @unchecked Sendable {
+    /// What one loop may hold: its share of the transport's limits.
+    struct Limits {
+        /// Transfers in libcurl's hands at once; more wait in the loop's queue.
+        var transfers: Int
+        /// Connections to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`).
+        var connectionsPerHost: Int
+        /// Idle connections kept, and easy handles pooled.
+        var connections: Int
+    }
+
     private enum Command {
         case start(CurlTransfer)
-        case run(UnownedJob)
+        case run(UnownedJob, UnownedTaskExecutor)
         case cancel(CurlTransfer)
         case resume(CurlTransfer)
         case shutdown
@@ -40,22 +50,35 @@ final class CurlLoop: @unchecked Sendable {
     /// wake-up; whether it has shut down (then nothing more is accepted).
     private let inbox = Locked<(commands: [Command], isAsleep: Bool, isClosed: Bool)>(([], false, false))
     private var running: [OpaquePointer: (transfer: CurlTransfer, handle: Handle)] = [:]
+    /// Transfers waiting for a slot, oldest first from `waitingStart` on.
+    private var waiting: [CurlTransfer] = []
+    private var waitingStart = 0
+    /// When the waiting transfers' deadlines are next looked at.
+    private var nextWaitingSweep = ContinuousClock.now
     private var pool: [Handle] = []
-    private let poolLimit: Int
+    private let limits: Limits
 
     /// Starts the loop's thread; `nil` when libcurl cannot make a multi handle.
-    init?(configuration: CurlTransport.Configuration) {
+    init?(configuration: CurlTransport.Configuration, limits: Limits, name: String) {
         guard let multi = ccurl_multi_init() else { return nil }
         self.multi = multi
         self.configuration = configuration
-        poolLimit = max(1, configuration.maximumConnections)
+        self.limits = limits
         ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_PIPELINING), CCURLPIPE_MULTIPLEX)
-        ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAXCONNECTS), max(1, configuration.maximumConnections))
-        ccurl_multi_setopt_long(
-            multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), max(1, configuration.maximumConnectionsPerHost))
-        let thread = Thread { [self] in run() }
-        thread.name = "Courier libcurl loop"
+        ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAXCONNECTS), limits.connections)
+        ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), limits.connectionsPerHost)
+        // Named from the thread itself: Foundation's `Thread.name` does not reach the system's
+        // thread name on Linux, which profilers and debuggers show.
+        let thread = Thread { [self] in
+            ccourier_name_thread(name)
+            run()
+        }
         thread.start()
+    }
+
+    /// Whether the calling thread is this loop's.
+    var isCurrent: Bool {
+        ccourier_current_loop() == Unmanaged.passUnretained(self).toOpaque()
     }
 
     /// Adds the transfer on the loop thread (unless it finished first).
@@ -77,7 +100,14 @@ final class CurlLoop: @unchecked Sendable {
         _ = submit(.resume(transfer))
     }
 
-    /// Ends the loop: running transfers are cancelled, handles freed, the thread exits.
+    /// Runs the job on the loop thread between two turns of the loop, as `executor`'s (the
+    /// transport's task executor, which spreads jobs over its loops); a loop that has shut down
+    /// runs it on the calling thread, as nothing may be left unrun.
+    func run(_ job: UnownedJob, on executor: UnownedTaskExecutor) {
+        if !submit(.run(job, executor)) { job.runSynchronously(on: executor) }
+    }
+
+    /// Ends the loop: running and waiting transfers are cancelled, handles freed, the thread exits.
     func shutdown() {
         _ = submit(.shutdown)
     }
@@ -100,6 +130,7 @@ final class CurlLoop: @unchecked Sendable {
     // MARK: The loop thread
 
     private func run() {
+        ccourier_set_current_loop(Unmanaged.passUnretained(self).toOpaque())
         var stillRunning: Int32 = 0
         while true {
             let commands = inbox.withLock { inbox in
@@ -110,7 +141,7 @@ final class CurlLoop: @unchecked Sendable {
             for command in commands {
                 switch command {
                 case .start(let transfer): add(transfer)
-                case .run(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+                case .run(let job, let executor): job.runSynchronously(on: executor)
                 case .cancel(let transfer): remove(transfer, finishingWith: .failure(CancellationError()))
                 case .resume(let transfer): unpause(transfer)
                 case .shutdown:
@@ -119,9 +150,9 @@ final class CurlLoop: @unchecked Sendable {
                 }
             }
             ccurl_multi_perform(multi, &stillRunning)
-            let finished = collectFinished()
-            let wait = expireIdleTransfers()
-            if finished, running.isEmpty { awaitFollowUp() }
+            collectFinished()
+            let wait = expireTransfers()
+            admitWaiting()
             // Sleep only if no command came in meanwhile; from here on a new one wakes the poll.
             let maySleep = inbox.withLock { inbox in
                 inbox.isAsleep = inbox.commands.isEmpty
@@ -131,8 +162,33 @@ final class CurlLoop: @unchecked Sendable {
         }
     }
 
+    /// Gives the transfer to libcurl, or queues it when the loop holds its limit already.
     private func add(_ transfer: CurlTransfer) {
         guard !transfer.isFinished else { return }
+        if running.count >= limits.transfers {
+            waiting.append(transfer)
+            return
+        }
+        admit(transfer)
+    }
+
+    /// Admits waiting transfers while there are free slots (skipping those that ended waiting).
+    private func admitWaiting() {
+        while running.count < limits.transfers, waitingStart < waiting.count {
+            let transfer = waiting[waitingStart]
+            waitingStart += 1
+            if !transfer.isFinished { admit(transfer) }
+        }
+        if waitingStart == waiting.count {
+            waiting.removeAll(keepingCapacity: waiting.count <= 1024)
+            waitingStart = 0
+        } else if waitingStart > 1024, waitingStart * 2 > waiting.count {
+            waiting.removeFirst(waitingStart)
+            waitingStart = 0
+        }
+    }
+
+    private func admit(_ transfer: CurlTransfer) {
         let handle: Handle
         if let pooled = pool.popLast() {
             handle = pooled
@@ -208,7 +264,7 @@ final class CurlLoop: @unchecked Sendable {
     private func recycle(_ handle: Handle) {
         // The header list is freed with the transfer: the handle must not point at it.
         ccurl_easy_setopt_pointer(handle.easy, Int32(CCURLOPT_HTTPHEADER), nil)
-        if pool.count < poolLimit {
+        if pool.count < limits.connections {
             pool.append(handle)
         } else {
             discard(handle)
@@ -220,40 +276,31 @@ final class CurlLoop: @unchecked Sendable {
         handle.errorBuffer.deallocate()
     }
 
-    /// Finishes the transfers libcurl is done with; `true` when there was one.
-    private func collectFinished() -> Bool {
+    /// Finishes the transfers libcurl is done with.
+    private func collectFinished() {
         var easy: OpaquePointer?
         var code: Int32 = 0
-        var any = false
         while ccurl_multi_next_done(multi, &easy, &code) == 1 {
-            any = true
             guard let easy, let entry = running[easy] else { continue }
             // Copy the outcome out before the handle is removed and reused.
             let result = entry.transfer.result(code: code, errorBuffer: entry.handle.errorBuffer)
             detach(easy)
             entry.transfer.finish(result)
         }
-        return any
-    }
-
-    /// Right after the last running transfer finished, its caller often sends the next request
-    /// within microseconds: look for it briefly before sleeping, which saves the wake-up's system
-    /// call and thread switch when requests go one at a time.
-    private func awaitFollowUp() {
-        let until = ContinuousClock.now + .microseconds(150)
-        while ContinuousClock.now < until {
-            if inbox.withLock({ !$0.commands.isEmpty }) { return }
-            sched_yield()
-        }
     }
 
     /// Fails transfers silent for longer than their idle timeout (the request's, else the
-    /// transport's; a transfer paused for its consumer is not silent); returns how long the loop
-    /// may sleep before the next one could expire (at most one second).
-    private func expireIdleTransfers() -> Int32 {
-        guard !running.isEmpty else { return 1000 }
+    /// transport's; a transfer paused for its consumer is not silent) and waiting transfers whose
+    /// deadline passed; returns how long the loop may sleep before the next one could expire (at
+    /// most one second).
+    private func expireTransfers() -> Int32 {
         let now = ContinuousClock.now
         var earliest = Duration.seconds(1)
+        if waitingStart < waiting.count {
+            if now >= nextWaitingSweep { sweepWaiting(now: now) }
+            earliest = min(earliest, max(nextWaitingSweep - now, .milliseconds(1)))
+        }
+        guard !running.isEmpty else { return Self.milliseconds(earliest) }
         var expired: [OpaquePointer] = []
         for (easy, entry) in running {
             if entry.transfer.movedSinceLastLook || entry.transfer.isPaused {
@@ -272,7 +319,29 @@ final class CurlLoop: @unchecked Sendable {
             detach(easy)
             entry.transfer.finish(.failure(entry.transfer.idleFailure()))
         }
-        let (seconds, attoseconds) = earliest.components
+        return Self.milliseconds(earliest)
+    }
+
+    /// Fails the waiting transfers whose deadline passed and forgets those that ended otherwise
+    /// (cancelled); looks again in 50 ms at the latest.
+    private func sweepWaiting(now: ContinuousClock.Instant) {
+        var kept: [CurlTransfer] = []
+        kept.reserveCapacity(waiting.count - waitingStart)
+        for transfer in waiting[waitingStart...] where !transfer.isFinished {
+            if now >= transfer.deadline {
+                transfer.finish(.failure(transfer.deadlineFailure()))
+            } else {
+                kept.append(transfer)
+            }
+        }
+        waiting = kept
+        waitingStart = 0
+        nextWaitingSweep = now + .milliseconds(50)
+    }
+
+    /// A wait in whole milliseconds for `curl_multi_poll`, rounded up, at least one.
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
         return Int32(max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1))
     }
 
@@ -285,10 +354,12 @@ final class CurlLoop: @unchecked Sendable {
         for command in late {
             switch command {
             case .start(let transfer): transfer.finish(.failure(CancellationError()))
-            case .run(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+            case .run(let job, let executor): job.runSynchronously(on: executor)
             default: break
             }
         }
+        for transfer in waiting[waitingStart...] { transfer.finish(.failure(CancellationError())) }
+        waiting.removeAll()
         for (easy, entry) in running {
             ccurl_multi_remove_handle(multi, easy)
             entry.transfer.releaseResources()
@@ -303,16 +374,5 @@ final class CurlLoop: @unchecked Sendable {
         }
         pool.removeAll()
         ccurl_multi_cleanup(multi)
-    }
-}
-
-extension CurlLoop: TaskExecutor {
-    /// Runs the job on the loop thread, between two turns of the loop.
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        if !submit(.run(job)) {
-            // Shut down: nothing may be left unrun, so run it here.
-            job.runSynchronously(on: asUnownedTaskExecutor())
-        }
     }
 }

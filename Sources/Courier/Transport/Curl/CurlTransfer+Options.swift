@@ -82,10 +82,13 @@ extension CurlTransfer {
         }
         errorBuffer.pointee = 0
         check(urlString.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_URL), $0) })
-        check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_TIMEOUT_MS), Self.milliseconds(budget)))
+        // What is left of the budget: a transfer may have waited in the loop's queue for a slot.
+        let left = deadline - started
+        guard left > .zero else { throw deadlineFailure() }
+        check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_TIMEOUT_MS), Self.milliseconds(left)))
         check(
             ccurl_easy_setopt_long(
-                easy, Int32(CCURLOPT_CONNECTTIMEOUT_MS), Self.milliseconds(min(budget, configuration.connectTimeout))))
+                easy, Int32(CCURLOPT_CONNECTTIMEOUT_MS), Self.milliseconds(min(left, configuration.connectTimeout))))
         for option in [CCURLOPT_HEADERDATA, CCURLOPT_WRITEDATA, CCURLOPT_READDATA, CCURLOPT_SEEKDATA] {
             check(ccurl_easy_setopt_pointer(easy, Int32(option), context))
         }

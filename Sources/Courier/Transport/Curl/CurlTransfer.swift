@@ -35,7 +35,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The easy handle running this transfer, while it runs.
     var easy: OpaquePointer?
-    /// When the loop added the transfer, and when it last saw a byte move.
+    /// When libcurl got the transfer, and when the loop last saw a byte move.
     var started = ContinuousClock.now
     var lastActivity = ContinuousClock.now
     /// Whether a byte moved since the loop last looked (cheaper than reading the clock per callback).
@@ -224,11 +224,7 @@ final class CurlTransfer: @unchecked Sendable {
             // The last byte came in time, maybe, but the loop saw it too late: a deadline that
             // passed is never reported as a success.
             body = Data()
-            return .failure(
-                APIError(
-                    .transport(.deadlineExceeded),
-                    message: "no complete response within \(DurationText.seconds(budget))",
-                    request: request))
+            return .failure(deadlineFailure())
         }
         if code == 0 {
             let response = HTTPResponse(status: .ok, body: isStreaming ? Data() : body, url: request.url)
@@ -251,15 +247,18 @@ final class CurlTransfer: @unchecked Sendable {
         if let stopReason { return .failure(stopReason) }
         let detail = String(cString: errorBuffer)
         let text = detail.isEmpty ? CurlFailure.describe(code) : detail
-        var failure = CurlFailure.classify(code, text: text)
-        if failure == .timedOut, ContinuousClock.now - started >= budget - .milliseconds(5) {
-            failure = .deadlineExceeded
-            return .failure(
-                APIError(
-                    .transport(failure), message: "no complete response within \(DurationText.seconds(budget))",
-                    request: request))
+        let failure = CurlFailure.classify(code, text: text)
+        if failure == .timedOut, ContinuousClock.now >= deadline - .milliseconds(5) {
+            return .failure(deadlineFailure())
         }
         return .failure(APIError(.transport(failure), message: text, request: request))
+    }
+
+    /// The failure of a transfer whose budget ran out (in libcurl's hands or waiting for a slot).
+    func deadlineFailure() -> APIError {
+        APIError(
+            .transport(.deadlineExceeded), message: "no complete response within \(DurationText.seconds(budget))",
+            request: request)
     }
 
     /// The failure of a transfer that stayed silent past the idle timeout.

@@ -1,7 +1,8 @@
 import Foundation
 
-/// A transport that drives libcurl directly: one event loop thread, keep-alive connections that
-/// survive, HTTP/2 multiplexing, public-key pinning. The default transport on Linux.
+/// A transport that drives libcurl directly: event loop threads (one per two processors by
+/// default), keep-alive connections that survive, HTTP/2 multiplexing, public-key pinning. The
+/// default transport on Linux.
 ///
 /// On Linux it is several times faster than `URLSession` (which is built on the same libcurl, with
 /// many thread hops per request, see docs/PERFORMANCE.md) and it fixes FoundationNetworking's
@@ -65,10 +66,18 @@ public final class CurlTransport: HTTPStreamingTransport {
         /// fails with ``TransportFailure/responseTooLarge``. 100 MiB by default.
         public var maximumResponseSize: Int
         /// How many connections one host may have open at once; further requests wait for one
-        /// (HTTP/2 requests share a connection). 16 by default.
+        /// (HTTP/2 requests share a connection). 16 by default. Shared among the ``loops``.
         public var maximumConnectionsPerHost: Int
         /// How many idle connections are kept for reuse, and easy handles pooled. 64 by default.
+        /// Shared among the ``loops``.
         public var maximumConnections: Int
+        /// How many exchanges are in libcurl's hands at once; further requests wait in order for a
+        /// slot, their ``timeout`` running. 256 by default: a waiting request costs a few hundred
+        /// bytes, one in libcurl's hands about 20 KB (its buffers). Shared among the ``loops``.
+        public var maximumConcurrentTransfers: Int
+        /// How many event loop threads the transport runs; requests are spread across them, each
+        /// loop with its own connections. ``defaultLoops`` by default.
+        public var loops: Int
         /// Whether HTTPS uses HTTP/2 when the server offers it. `true` by default.
         public var prefersHTTP2: Bool
         /// TLS verification, custom CAs and pinning.
@@ -88,6 +97,8 @@ public final class CurlTransport: HTTPStreamingTransport {
             maximumResponseSize: Int = 100 * 1024 * 1024,
             maximumConnectionsPerHost: Int = 16,
             maximumConnections: Int = 64,
+            maximumConcurrentTransfers: Int = 256,
+            loops: Int = Configuration.defaultLoops,
             prefersHTTP2: Bool = true,
             tls: TLSOptions = TLSOptions(),
             proxy: URL? = nil
@@ -99,9 +110,18 @@ public final class CurlTransport: HTTPStreamingTransport {
             self.maximumResponseSize = maximumResponseSize
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.maximumConnections = maximumConnections
+            self.maximumConcurrentTransfers = maximumConcurrentTransfers
+            self.loops = loops
             self.prefersHTTP2 = prefersHTTP2
             self.tls = tls
             self.proxy = proxy
+        }
+
+        /// One loop per two active processors, at least one: a loop thread does libcurl's work for
+        /// its transfers, and the other processors run the callers' code (decoding above all) on
+        /// the cooperative pool.
+        public static var defaultLoops: Int {
+            max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
         }
     }
 
@@ -113,24 +133,25 @@ public final class CurlTransport: HTTPStreamingTransport {
 
     /// The transport's settings.
     public let configuration: Configuration
-    private let loop: CurlLoop?
+    private let loops: CurlLoops?
 
-    /// Creates a transport with its own event loop thread and connection cache.
+    /// Creates a transport with its own event loop threads and connection caches.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        loop = Self.isAvailable ? CurlLoop(configuration: configuration) : nil
+        loops = Self.isAvailable ? CurlLoops(configuration: configuration) : nil
     }
 
     deinit {
-        loop?.shutdown()
+        loops?.shutdown()
     }
 
-    /// The transport's loop thread as a task executor: code run with
-    /// `withTaskExecutorPreference(transport.executor) { … }` continues on the loop thread when a
-    /// response arrives, saving the two thread switches of each request (lowest latency one
-    /// request at a time). Keep heavy work such as decoding large bodies out of such code: while it
-    /// runs, no other transfer of this transport moves. `nil` when libcurl is unavailable.
-    public var executor: (any TaskExecutor)? { loop }
+    /// The transport's loop threads as a task executor: code run with
+    /// `withTaskExecutorPreference(transport.executor) { … }` continues on a loop thread when a
+    /// response arrives, saving the two thread switches of each request. ``APIClient`` decodes a
+    /// body of more than a few kilobytes off the loop, on the cooperative pool, so decoding never
+    /// holds up the loop's other transfers; keep other heavy work out of such code too: while it
+    /// runs, no other transfer of that loop moves. `nil` when libcurl is unavailable.
+    public var executor: (any TaskExecutor)? { loops }
 
     /// Sends the request, following redirects by ``Configuration/redirects``.
     ///
@@ -142,8 +163,8 @@ public final class CurlTransport: HTTPStreamingTransport {
     /// Sends the request, following redirects, and hands the final response's body to `consumer`
     /// as it arrives (when it accepts it), at the pace the consumer takes it.
     ///
-    /// The consumer is called on the transport's loop thread: it should be quick (appending to a
-    /// file is), since every other transfer of this transport waits for it.
+    /// The consumer is called on one of the transport's loop threads: it should be quick (appending
+    /// to a file is), since every other transfer of that loop waits for it.
     ///
     /// - Throws: ``APIError`` with kind ``APIError/Kind/transport(_:)``, the consumer's own error,
     ///   or `CancellationError`.
@@ -154,7 +175,7 @@ public final class CurlTransport: HTTPStreamingTransport {
     }
 
     private func send(_ request: HTTPRequest, consumer: (any ResponseBodyConsumer)?) async throws -> HTTPResponse {
-        guard let loop else {
+        guard let loop = loops?.next() else {
             throw APIError(
                 .transport(.other), message: CurlLibrary.loadFailure ?? "libcurl could not make a multi handle",
                 request: request)

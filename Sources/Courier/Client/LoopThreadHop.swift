@@ -1,0 +1,24 @@
+import CCourierCurl
+
+/// Keeps heavy work off an I/O loop's thread. A caller running on ``CurlTransport/executor`` is
+/// resumed on the loop thread that finished its transfer; decoding a large body there would hold
+/// up every other transfer of that loop, so such work moves to the cooperative pool and the caller
+/// comes back to the loop afterwards.
+enum LoopThreadHop {
+    /// Bodies below this size are decoded where they arrived: moving costs two thread switches
+    /// (tens of microseconds), more than decoding a few kilobytes.
+    static let decodingThreshold = 4 * 1024
+
+    /// Whether the calling thread is an I/O loop's.
+    static var isOnLoop: Bool { ccourier_current_loop() != nil }
+
+    /// Runs `work` on the cooperative pool when called on a loop thread and `size` is at least
+    /// ``decodingThreshold``; where it is called otherwise.
+    static func run<T>(size: Int, _ work: () throws -> T) async throws -> T {
+        guard size >= decodingThreshold, isOnLoop else { return try work() }
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            return try await withTaskExecutorPreference(globalConcurrentExecutor) { try work() }
+        }
+        return try work()
+    }
+}

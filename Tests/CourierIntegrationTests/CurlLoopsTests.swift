@@ -1,0 +1,115 @@
+import Courier
+import Foundation
+import Testing
+
+/// CurlTransport with several loops, callers on its executor, and the queue of requests waiting
+/// for a slot, against real sockets.
+@Suite(
+    "CurlTransport loops, executor and queue",
+    .enabled(if: LocalServers.files != nil && LocalServers.faults != nil, "start the tests with scripts/test"),
+    .timeLimit(.minutes(1))
+)
+struct CurlLoopsTests {
+    private struct Peer: Decodable, Sendable { let port: Int }
+
+    /// Decodes anything, noting the name of the thread it was decoded on (loop threads are named
+    /// `courier-curl…`).
+    private struct ThreadProbe: Decodable, Sendable {
+        let thread: String
+        init(from decoder: any Decoder) throws {
+            thread = Thread.current.name ?? ""
+        }
+    }
+
+    private let files = LocalServers.files ?? URL(string: "http://127.0.0.1:9")!
+    private let faults = LocalServers.faults ?? URL(string: "http://127.0.0.1:9")!
+
+    @Test("600 requests, 12 in flight, over three loops keep to the per-host limit of connections and reuse them")
+    func connectionsAcrossLoops() async throws {
+        let client = APIClient(
+            baseURL: files, transport: CurlTransport(configuration: .init(maximumConnectionsPerHost: 6, loops: 3)))
+        let ports = Locked(Set<Int>())
+        let next = Locked(0)
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<12 {
+                group.addTask {
+                    while next.withLock({ next in
+                        next += 1
+                        return next <= 600
+                    }) {
+                        let peer = try await client.send(.get("peer", as: Peer.self))
+                        ports.withLock { _ = $0.insert(peer.port) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+
+        let connections = ports.withLock { $0.count }
+        // Six per host in all, two per loop: more would mean a loop ignores its share, far fewer
+        // than 600 that connections are kept.
+        #expect(connections <= 6, "\(connections) connections for 600 requests")
+        #expect(connections >= 3, "only \(connections) connections: the loops were not all used")
+    }
+
+    @Test(
+        "a caller on the executor is resumed on a loop thread; a large body is decoded off it, a small one on it",
+        arguments: [1, 3])
+    func executorDecoding(loops: Int) async throws {
+        let transport = CurlTransport(configuration: .init(loops: loops))
+        let client = APIClient(baseURL: files, transport: transport)
+        let executor = try #require(transport.executor)
+
+        let (large, small) = try await withTaskExecutorPreference(executor) {
+            let large = try await client.send(.get("static/page.json", as: ThreadProbe.self))
+            let small = try await client.send(.get("peer", as: ThreadProbe.self))
+            return (large, small)
+        }
+
+        #expect(!large.thread.hasPrefix("courier-curl"), "decoded 31 KB on \(large.thread)")
+        #expect(small.thread.hasPrefix("courier-curl"), "decoded a small body on \(small.thread)")
+    }
+
+    @Test("with two slots, 60 requests all complete, in the order of the slots freed")
+    func queueDrains() async throws {
+        let client = APIClient(
+            baseURL: faults, transport: CurlTransport(configuration: .init(maximumConcurrentTransfers: 2, loops: 1)))
+
+        let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<60 {
+                group.addTask { try await client.send(.get("ok", as: Data.self)).count > 0 }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+
+        #expect(answered == 60)
+    }
+
+    @Test("a request waiting for a slot fails at its own deadline; cancelled waiters free nothing twice")
+    func waitingDeadline() async throws {
+        let transport = CurlTransport(configuration: .init(maximumConcurrentTransfers: 1, loops: 1))
+        let client = APIClient(baseURL: faults, transport: transport)
+        var stalled = Request<Data>.get("no-response", as: Data.self)
+        stalled.timeout = .seconds(20)
+        var hurried = Request<Data>.get("ok", as: Data.self)
+        hurried.timeout = .milliseconds(400)
+        let blocker = Task { [stalled] in try await client.send(stalled) }
+        try await Task.sleep(for: .milliseconds(200))
+        let cancelled = (0..<20).map { _ in Task { try await client.send(.get("ok", as: Data.self)) } }
+        for task in cancelled { task.cancel() }
+        let start = ContinuousClock.now
+
+        let error = await #expect(throws: APIError.self) {
+            try await client.send(hurried)
+        }
+
+        #expect(error?.kind == .transport(.deadlineExceeded))
+        #expect(ContinuousClock.now - start < .seconds(3))
+        for task in cancelled { await #expect(throws: CancellationError.self) { try await task.value } }
+        blocker.cancel()
+        _ = await blocker.result
+        let after = try await client.send(.get("ok", as: Data.self))
+        #expect(!after.isEmpty)
+    }
+}
