@@ -97,9 +97,10 @@ public struct APIClient: HTTPClient {
             )
         }
         try ContentTypeCheck.verify(response, accepts: endpoint.acceptableContentTypes, request: sent)
-        let value = try await LoopThreadHop.run(size: response.body.count) {
-            try decode(response, for: endpoint, request: sent)
-        }
+        let value =
+            LoopThreadHop.shouldMove(size: response.body.count)
+            ? try await LoopThreadHop.runOnPool { try decode(response, for: endpoint, request: sent) }
+            : try decode(response, for: endpoint, request: sent)
         return APIResponse(
             value: value, response: response, request: sent, metrics: record.metrics(status: response.status)
         )

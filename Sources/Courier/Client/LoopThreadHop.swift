@@ -12,10 +12,16 @@ enum LoopThreadHop {
     /// Whether the calling thread is an I/O loop's.
     static var isOnLoop: Bool { ccourier_current_loop() != nil }
 
-    /// Runs `work` on the cooperative pool when called on a loop thread and `size` is at least
-    /// ``decodingThreshold``; where it is called otherwise.
-    static func run<T>(size: Int, _ work: () throws -> T) async throws -> T {
-        guard size >= decodingThreshold, isOnLoop else { return try work() }
+    /// Whether work on a body of `size` bytes should leave the calling thread: it is a loop's,
+    /// and the body is at least ``decodingThreshold``.
+    static func shouldMove(size: Int) -> Bool {
+        size >= decodingThreshold && isOnLoop
+    }
+
+    /// Runs `work` on the cooperative pool (where task executor preferences exist; on the calling
+    /// thread elsewhere). Callers ask ``shouldMove(size:)`` first, so the common case makes no
+    /// async call at all.
+    static func runOnPool<T>(_ work: () throws -> T) async throws -> T {
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
             return try await withTaskExecutorPreference(globalConcurrentExecutor) { try work() }
         }

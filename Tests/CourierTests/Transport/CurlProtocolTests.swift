@@ -21,7 +21,7 @@ struct CurlProtocolTests {
             let transfer = CurlTransfer(
                 request: HTTPRequest(url: url), budget: .seconds(5), configuration: configuration, consumer: nil)
             let outcome = await Result {
-                try await withCheckedThrowingContinuation { continuation in
+                try await withUnsafeThrowingContinuation { continuation in
                     if transfer.begin(continuation) { loop.start(transfer) }
                 }
             }

@@ -77,9 +77,13 @@ final class CurlTransfer: @unchecked Sendable {
     /// The largest response head accepted (libcurl limits each header line to 100 KB, not their sum).
     static let maximumHeadSize = 1 << 20
 
+    /// The caller's continuation. Unchecked (no canary object per request): `outcome` hands it
+    /// out exactly once, to whichever of completion, failure and cancellation comes first.
+    typealias Continuation = UnsafeContinuation<Delivery, any Error>
+
     private enum Outcome {
         case waiting
-        case running(CheckedContinuation<Delivery, any Error>)
+        case running(Continuation)
         case finished(Result<Delivery, any Error>?)
     }
     private let outcome = Locked(Outcome.waiting)
@@ -107,7 +111,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Stores the continuation; `false` when the transfer finished already (cancelled before it
     /// started), in which case the continuation has been resumed.
-    func begin(_ continuation: CheckedContinuation<Delivery, any Error>) -> Bool {
+    func begin(_ continuation: Continuation) -> Bool {
         let early: Result<Delivery, any Error>?? = outcome.withLock { outcome in
             if case .finished(let result) = outcome {
                 outcome = .finished(nil)
@@ -124,7 +128,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Finishes with `result` unless finished already; `true` when this call finished it.
     @discardableResult
     func finish(_ result: Result<Delivery, any Error>) -> Bool {
-        let continuation: CheckedContinuation<Delivery, any Error>?? = outcome.withLock { outcome in
+        let continuation: Continuation?? = outcome.withLock { outcome in
             switch outcome {
             case .finished:
                 return .none

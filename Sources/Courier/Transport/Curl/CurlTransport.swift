@@ -188,7 +188,7 @@ public final class CurlTransport: HTTPStreamingTransport {
                 request: current, budget: deadline - ContinuousClock.now, configuration: configuration,
                 consumer: consumer, uploadMeter: current.body == nil ? nil : uploadMeter)
             let delivery = try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
+                try await withUnsafeThrowingContinuation { continuation in
                     if transfer.begin(continuation) { loop.start(transfer) }
                 }
             } onCancel: {
