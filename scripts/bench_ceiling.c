@@ -1,10 +1,12 @@
 // The ceiling for courier-bench: libcurl driven from C, the way CurlTransport drives it (one
 // multi handle, easy handles reused, keep-alive connections), with no Swift in the way.
 //
-//   bench_ceiling URL COUNT CONCURRENCY
+//   bench_ceiling URL COUNT CONCURRENCY [CA_FILE]
 //
 // Prints "SECONDS CPU_SECONDS" for COUNT GETs of URL with CONCURRENCY in flight; exits non-zero
-// when a request fails or answers anything but 200. scripts/bench builds it with `cc -lcurl`.
+// when a request fails or answers anything but 200. With CA_FILE (a PEM file), HTTPS is verified
+// against it and HTTP/2 is used where the server offers it, requests waiting for a connection that
+// can multiplex them (as CurlTransport's do). scripts/bench builds it with `cc -lcurl`.
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,13 +32,14 @@ static double cpu(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: bench_ceiling URL COUNT CONCURRENCY\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: bench_ceiling URL COUNT CONCURRENCY [CA_FILE]\n");
         return 64;
     }
     const char *url = argv[1];
     long count = atol(argv[2]);
     long concurrency = atol(argv[3]);
+    const char *authorities = argc == 5 ? argv[4] : NULL;
     if (count < 1 || concurrency < 1) return 64;
     if (concurrency > count) concurrency = count;
     curl_global_init(CURL_GLOBAL_ALL);
@@ -51,6 +54,11 @@ int main(int argc, char **argv) {
         curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, discard);
         curl_easy_setopt(easy, CURLOPT_WRITEDATA, &received);
+        if (authorities != NULL) {
+            curl_easy_setopt(easy, CURLOPT_CAINFO, authorities);
+            curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+            curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+        }
         curl_multi_add_handle(multi, easy);
         started++;
     }

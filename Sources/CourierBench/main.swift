@@ -2,7 +2,8 @@
 //
 //   courier-bench --base http://127.0.0.1:PORT [--status http://127.0.0.1:PORT/nginx_status]
 //                 [--quick] [--rounds N] [--output results.json] [--only TEXT] [--implementation TEXT]
-//                 [--ceiling PATH]
+//                 [--ceiling PATH] [--tls-base https://127.0.0.1:PORT --h2-base https://127.0.0.1:PORT
+//                 --ca CA.pem]
 //
 // The server serves /small.json (~500 B), /page.json (25 iTunes-style results, ~30 KB) and
 // /1mb.bin. Implementations are interleaved round by round (A B A B …) after a warm-up; the table
@@ -25,10 +26,15 @@ struct Settings {
     var output: String?
     /// Runs only the scenarios whose name contains this text (for profiling one of them).
     var only: String?
-    /// Runs only the implementations whose name contains this text.
+    /// Runs only the implementations whose name contains this text (or, written `=NAME`, is NAME).
     var implementation: String?
     /// The C libcurl program (`scripts/bench_ceiling.c`), measured as the ceiling when given.
     var ceiling: String?
+    /// The same files over TLS, HTTP/1.1 only and with HTTP/2, and the CA that signed the server's
+    /// certificate: the TLS scenarios run when all three are given.
+    var tlsBase: URL?
+    var http2Base: URL?
+    var authorities: String?
 
     static func parse(_ arguments: [String]) -> Settings? {
         var settings = Settings()
@@ -57,6 +63,15 @@ struct Settings {
                 index += 1
             case "--ceiling":
                 settings.ceiling = value
+                index += 1
+            case "--tls-base":
+                settings.tlsBase = value.flatMap(URL.init(string:))
+                index += 1
+            case "--h2-base":
+                settings.http2Base = value.flatMap(URL.init(string:))
+                index += 1
+            case "--ca":
+                settings.authorities = value
                 index += 1
             case "--quick": settings.quick = true
             default: return nil
@@ -174,12 +189,13 @@ struct Implementation {
     }
 
     /// A program of its own that does the whole round and reports its time and CPU.
-    static func program(_ name: String, path: String, url: URL) -> Implementation {
+    static func program(_ name: String, path: String, url: URL, authorities: String? = nil) -> Implementation {
         Implementation(name: name) { count, concurrency, status in
             let connectionsBefore = await acceptedConnections(status)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = [url.absoluteString, String(count), String(concurrency)]
+            process.arguments =
+                [url.absoluteString, String(count), String(concurrency)] + (authorities.map { [$0] } ?? [])
             let output = Pipe()
             process.standardOutput = output
             try process.run()
@@ -234,7 +250,7 @@ func median(_ values: [Double]) -> Double {
 guard let settings = Settings.parse(Array(CommandLine.arguments.dropFirst())) else {
     FileHandle.standardError.write(
         Data(
-            "usage: courier-bench --base URL [--status URL] [--quick] [--rounds N] [--output FILE] [--only TEXT] [--implementation TEXT] [--ceiling PATH]\n"
+            "usage: courier-bench --base URL [--status URL] [--quick] [--rounds N] [--output FILE] [--only TEXT] [--implementation TEXT] [--ceiling PATH] [--tls-base URL --h2-base URL --ca FILE]\n"
                 .utf8))
     exit(64)
 }
@@ -376,7 +392,7 @@ func network(
     return implementations
 }
 
-let scenarios: [Scenario] = [
+let plainScenarios: [Scenario] = [
     Scenario(
         name: "GET small JSON, sequential", count: 2_000 / scale, concurrency: 1,
         implementations: network(
@@ -435,6 +451,8 @@ let scenarios: [Scenario] = [
     streamScenario("URLSessionTransport", client: courier, rounds: settings.quick ? 1 : 3),
     eventParsingScenario(megabytes: settings.quick ? 4 : 64, rounds: settings.quick ? 1 : 3),
 ]
+/// The plain-HTTP scenarios, then the TLS ones when the TLS servers were given.
+let scenarios = plainScenarios + tlsScenarios(settings, scale: scale)
 
 @MainActor func runBenchmarks() async throws {
     var rows: [Row] = []
@@ -443,7 +461,10 @@ let scenarios: [Scenario] = [
     print("|---|---|---:|---|---:|---:|---:|---:|")
     for var scenario in scenarios where settings.only.map(scenario.name.contains) ?? true {
         if let wanted = settings.implementation {
-            scenario.implementations = scenario.implementations.filter { $0.name.contains(wanted) }
+            // "=NAME" keeps only the implementation named exactly so (for profiling one of them).
+            scenario.implementations = scenario.implementations.filter {
+                wanted.hasPrefix("=") ? $0.name == wanted.dropFirst() : $0.name.contains(wanted)
+            }
         }
         for implementation in scenario.implementations {
             _ = try await implementation.measure(max(1, scenario.count / 10), scenario.concurrency, nil)
