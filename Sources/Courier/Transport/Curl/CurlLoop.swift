@@ -32,7 +32,9 @@ final class CurlLoop: @unchecked Sendable {
 
     private enum Command {
         case start(CurlTransfer)
-        case run(UnownedJob, UnownedTaskExecutor)
+        /// A job of the transport's task executor (a closure: the executor types exist only on
+        /// newer Apple systems, where an enum case cannot name them).
+        case run(@Sendable () -> Void)
         case cancel(CurlTransfer)
         case resume(CurlTransfer)
         case shutdown
@@ -103,8 +105,10 @@ final class CurlLoop: @unchecked Sendable {
     /// Runs the job on the loop thread between two turns of the loop, as `executor`'s (the
     /// transport's task executor, which spreads jobs over its loops); a loop that has shut down
     /// runs it on the calling thread, as nothing may be left unrun.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     func run(_ job: UnownedJob, on executor: UnownedTaskExecutor) {
-        if !submit(.run(job, executor)) { job.runSynchronously(on: executor) }
+        let work: @Sendable () -> Void = { job.runSynchronously(on: executor) }
+        if !submit(.run(work)) { work() }
     }
 
     /// Ends the loop: running and waiting transfers are cancelled, handles freed, the thread exits.
@@ -141,7 +145,7 @@ final class CurlLoop: @unchecked Sendable {
             for command in commands {
                 switch command {
                 case .start(let transfer): add(transfer)
-                case .run(let job, let executor): job.runSynchronously(on: executor)
+                case .run(let work): work()
                 case .cancel(let transfer): remove(transfer, finishingWith: .failure(CancellationError()))
                 case .resume(let transfer): unpause(transfer)
                 case .shutdown:
@@ -354,7 +358,7 @@ final class CurlLoop: @unchecked Sendable {
         for command in late {
             switch command {
             case .start(let transfer): transfer.finish(.failure(CancellationError()))
-            case .run(let job, let executor): job.runSynchronously(on: executor)
+            case .run(let work): work()
             default: break
             }
         }

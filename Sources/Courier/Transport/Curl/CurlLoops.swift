@@ -8,7 +8,7 @@ import Foundation
 /// on that loop, so the hand-over is a queued command the running loop reads at once, with no
 /// wake-up; other requests go to the loops in turn. Jobs follow the same rule: a task resumed by a
 /// loop runs its next part on that loop.
-final class CurlLoops: TaskExecutor {
+final class CurlLoops: Sendable {
     let loops: [CurlLoop]
     private let turn = Locked(0)
 
@@ -59,6 +59,10 @@ final class CurlLoops: TaskExecutor {
         for loop in loops { loop.shutdown() }
     }
 
+}
+
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+extension CurlLoops: TaskExecutor {
     /// Runs the job on the calling loop's thread, or on the next loop in turn.
     func enqueue(_ job: consuming ExecutorJob) {
         next().run(UnownedJob(job), on: asUnownedTaskExecutor())

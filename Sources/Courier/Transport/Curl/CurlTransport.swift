@@ -151,6 +151,7 @@ public final class CurlTransport: HTTPStreamingTransport {
     /// body of more than a few kilobytes off the loop, on the cooperative pool, so decoding never
     /// holds up the loop's other transfers; keep other heavy work out of such code too: while it
     /// runs, no other transfer of that loop moves. `nil` when libcurl is unavailable.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     public var executor: (any TaskExecutor)? { loops }
 
     /// Sends the request, following redirects by ``Configuration/redirects``.
