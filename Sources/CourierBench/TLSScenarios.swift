@@ -25,7 +25,7 @@ func tlsScenarios(_ settings: Settings, scale: Int) -> [Scenario] {
             .requests("Courier, CurlTransport", { _ = try await client.send(.get("small.json", as: Data.self)) }))
         list.append(
             .requests(
-                "Courier, CurlTransport, callers on its executor", on: transport.executor,
+                "Courier, CurlTransport, callers on its executor", on: LoopExecutor(transport),
                 { _ = try await client.send(.get("small.json", as: Data.self)) }))
         return list
     }

@@ -129,7 +129,7 @@ func acceptedConnections(_ status: URL?) async -> Int? {
 /// Runs `count` operations with `concurrency` in flight and measures them. Each of `concurrency`
 /// worker tasks runs operations one after another, so the harness adds no task per operation.
 func measureRequests(
-    count: Int, concurrency: Int, status: URL?, executor: (any TaskExecutor)? = nil,
+    count: Int, concurrency: Int, status: URL?, executor: LoopExecutor? = nil,
     _ operation: @escaping @Sendable () async throws -> Void
 )
     async throws -> Sample
@@ -139,14 +139,21 @@ func measureRequests(
     let start = ContinuousClock.now
     let claimed = Locked(0)
     try await withThrowingTaskGroup(of: Void.self) { group in
+        let worker: @Sendable () async throws -> Void = {
+            while claimed.withLock({ claimed in
+                claimed += 1
+                return claimed <= count
+            }) {
+                try await operation()
+            }
+        }
         for _ in 0..<min(concurrency, count) {
-            group.addTask(executorPreference: executor) {
-                while claimed.withLock({ claimed in
-                    claimed += 1
-                    return claimed <= count
-                }) {
-                    try await operation()
-                }
+            if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
+                let executor = executor?.executor
+            {
+                group.addTask(executorPreference: executor, operation: worker)
+            } else {
+                group.addTask(operation: worker)
             }
         }
         try await group.waitForAll()
@@ -180,7 +187,7 @@ struct Implementation {
 
     /// Operations run by this process, one per request.
     static func requests(
-        _ name: String, on executor: (any TaskExecutor)? = nil, _ operation: @escaping @Sendable () async throws -> Void
+        _ name: String, on executor: LoopExecutor? = nil, _ operation: @escaping @Sendable () async throws -> Void
     ) -> Implementation {
         Implementation(name: name) { count, concurrency, status in
             try await measureRequests(
@@ -381,7 +388,7 @@ func network(
         .requests("Courier, URLSessionTransport", { try await request(courier) }),
         .requests("Courier, CurlTransport", { try await request(courierCurl) }),
         .requests(
-            "Courier, CurlTransport, callers on its executor", on: curlTransport.executor,
+            "Courier, CurlTransport, callers on its executor", on: LoopExecutor(curlTransport),
             { try await request(courierCurl) }),
         .requests("Courier, CurlTransport, 2 loops", { try await request(courierCurlTwoLoops) }),
     ]

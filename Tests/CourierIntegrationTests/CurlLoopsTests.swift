@@ -53,6 +53,7 @@ struct CurlLoopsTests {
         #expect(connections >= 3, "only \(connections) connections: the loops were not all used")
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     @Test(
         "a caller on the executor is resumed on a loop thread; a large body is decoded off it, a small one on it",
         arguments: [1, 3])

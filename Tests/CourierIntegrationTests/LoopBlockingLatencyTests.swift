@@ -43,6 +43,7 @@ struct LoopBlockingLatencyTests {
         #expect(ContinuousClock.now - start < .milliseconds(500))
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     @Test("a response that completes while the loop is blocked past the deadline fails as deadlineExceeded")
     func blockedLoop() async throws {
         let transport = CurlTransport()

@@ -225,6 +225,7 @@ struct ReadmeExamplesTests {
         #expect(transport.requests.last?.url.query == "api_key=k3y")
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     @Test("the transport examples build the configurations the README describes")
     func transports() {
         let url = URL(string: "https://api.example.com")!
