@@ -30,18 +30,14 @@ func tlsScenarios(_ settings: Settings, scale: Int) -> [Scenario] {
         return list
     }
 
-    return [
-        Scenario(
-            name: "GET small JSON, TLS 1.3 HTTP/1.1, sequential", count: 2_000 / scale, concurrency: 1,
-            implementations: implementations(tlsBase)),
-        Scenario(
-            name: "GET small JSON, TLS 1.3 HTTP/1.1, 16 concurrent", count: 5_000 / scale, concurrency: 16,
-            implementations: implementations(tlsBase)),
-        Scenario(
-            name: "GET small JSON, TLS 1.3 HTTP/2, sequential", count: 2_000 / scale, concurrency: 1,
-            implementations: implementations(http2Base)),
-        Scenario(
-            name: "GET small JSON, TLS 1.3 HTTP/2, 16 concurrent", count: 5_000 / scale, concurrency: 16,
-            implementations: implementations(http2Base)),
-    ]
+    // One at a time (2,000 requests) and 16 in flight (5,000), over each protocol.
+    let protocols = [("HTTP/1.1", tlsBase), ("HTTP/2", http2Base)]
+    let loads = [("sequential", 2_000, 1), ("16 concurrent", 5_000, 16)]
+    return protocols.flatMap { label, base in
+        loads.map { load, count, concurrency in
+            Scenario(
+                name: "GET small JSON, TLS 1.3 \(label), \(load)", count: count / scale, concurrency: concurrency,
+                implementations: implementations(base))
+        }
+    }
 }
