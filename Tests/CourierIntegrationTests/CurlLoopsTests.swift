@@ -72,7 +72,7 @@ struct CurlLoopsTests {
         #expect(small.thread.hasPrefix("courier-curl"), "decoded a small body on \(small.thread)")
     }
 
-    @Test("with two slots, 60 requests all complete, in the order of the slots freed")
+    @Test("with two slots, 60 requests started at once all complete")
     func queueDrains() async throws {
         let client = APIClient(
             baseURL: faults, transport: CurlTransport(configuration: .init(maximumConcurrentTransfers: 2, loops: 1)))

@@ -101,12 +101,7 @@ class Files(BaseHTTPRequestHandler):
         query = {name: values[0] for name, values in parse_qs(url.query).items()}
         parts = url.path.strip("/").split("/")
         if parts == ["peer"]:
-            body = json.dumps({"port": self.client_address[1]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            return self.wfile.write(body)
+            return self._json({"port": self.client_address[1]})
         if parts[0] == "bytes" and len(parts) == 2:
             return self._serve_bytes(int(parts[1]))
         if parts[0] == "flaky" and len(parts) == 2 and self.command == "HEAD":

@@ -25,8 +25,13 @@ struct CurlLoopsShareTests {
         #expect(Array(picked[0..<3]) == Array(picked[3..<6]))
     }
 
-    @Test("one loop by default per two processors, at least one")
-    func defaultLoops() {
+    @Test("one loop by default per two processors; a count or limit below one still makes one loop with one slot")
+    func defaultsAndFloors() throws {
         #expect(CurlTransport.Configuration().loops == max(1, ProcessInfo.processInfo.activeProcessorCount / 2))
+        let loops = try #require(CurlLoops(configuration: .init(maximumConcurrentTransfers: 0, loops: 0)))
+        defer { loops.shutdown() }
+
+        #expect(loops.loops.count == 1)
+        #expect(CurlLoops.share(of: 0, for: 0, among: 1) == 1)
     }
 }

@@ -177,6 +177,7 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     /// Admits waiting transfers while there are free slots (skipping those that ended waiting).
+    /// The admitted ones leave the array when it empties, or at the next sweep (every 50 ms).
     private func admitWaiting() {
         while running.count < limits.transfers, waitingStart < waiting.count {
             let transfer = waiting[waitingStart]
@@ -184,10 +185,7 @@ final class CurlLoop: @unchecked Sendable {
             if !transfer.isFinished { admit(transfer) }
         }
         if waitingStart == waiting.count {
-            waiting.removeAll(keepingCapacity: waiting.count <= 1024)
-            waitingStart = 0
-        } else if waitingStart > 1024, waitingStart * 2 > waiting.count {
-            waiting.removeFirst(waitingStart)
+            waiting.removeAll(keepingCapacity: true)
             waitingStart = 0
         }
     }
