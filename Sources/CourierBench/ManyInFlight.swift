@@ -1,9 +1,10 @@
 import Courier
 import Foundation
 
-/// `requests` small GETs started at once, over CurlTransport with its default cap on transfers in
-/// libcurl's hands (the rest wait in its queue) and with the cap lifted: what each request in
-/// flight costs in memory, from the peak's growth. One "run" is the whole batch.
+/// `requests` small GETs started at once over CurlTransport: with the client's defaults (256 calls
+/// past its door, the rest waiting there), with only the transport's cap on transfers in libcurl's
+/// hands (the rest wait in its queue) and with both lifted: what each request in flight costs in
+/// memory, from the peak's growth. One "run" is the whole batch.
 func manyInFlightScenario(base: URL, requests: Int) -> Scenario {
     func batch(_ client: APIClient) -> @Sendable () async throws -> Void {
         {
@@ -15,17 +16,21 @@ func manyInFlightScenario(base: URL, requests: Int) -> Scenario {
             }
         }
     }
-    let capped = APIClient(baseURL: base, transport: CurlTransport())
+    let defaults = APIClient(baseURL: base, transport: CurlTransport())
+    let transportCapped = APIClient(baseURL: base, transport: CurlTransport(), maximumConcurrentRequests: nil)
     let uncapped = APIClient(
-        baseURL: base, transport: CurlTransport(configuration: .init(maximumConcurrentTransfers: requests)))
-    let parked = APIClient(baseURL: base, transport: ParkingTransport(batch: requests))
+        baseURL: base, transport: CurlTransport(configuration: .init(maximumConcurrentTransfers: requests)),
+        maximumConcurrentRequests: nil)
+    let parked = APIClient(
+        baseURL: base, transport: ParkingTransport(batch: requests), maximumConcurrentRequests: nil)
     let parking = ParkingTransport(batch: requests)
     let request = HTTPRequest(url: base.appendingPathComponent("small.json"))
     return Scenario(
         name: "\(requests.formatted()) GETs in flight at once", count: 1, concurrency: 1,
         implementations: [
             .runs("CurlTransport, all \(requests.formatted()) in libcurl's hands", batch(uncapped)),
-            .runs("CurlTransport, 256 at a time (default), the rest queued", batch(capped)),
+            .runs("CurlTransport, 256 in libcurl's hands, the rest queued in the transport", batch(transportCapped)),
+            .runs("defaults: 256 past the client's door, the rest waiting at it", batch(defaults)),
             .runs("APIClient alone (a transport that holds them all, then answers)", batch(parked)),
             .runs("tasks alone (that transport, called directly)") {
                 try await withThrowingTaskGroup(of: Void.self) { group in

@@ -25,6 +25,17 @@ public struct APIClient: HTTPClient {
     public let encoder: JSONEncoder
     /// Headers sent with every request unless the route sets the same name.
     public let headers: HTTPHeaders
+    /// How many ``send(_:)`` calls may be past the client's door at once (building, the middlewares,
+    /// the transport, decoding); the others wait in order, their timeout running. `nil`: no limit.
+    ///
+    /// A waiting call holds only its task, so 10,000 calls started at once cost a few MB more
+    /// than 10,000 suspended tasks. A call made while a request of this same client is inside its
+    /// middleware chain (a middleware's own call, a token refresh through the same client) never
+    /// waits, so a full client cannot deadlock on itself. Streams, downloads, uploads and event
+    /// sources do not count: they may stay open for as long as their caller reads.
+    public let maximumConcurrentRequests: Int?
+    /// Holds the calls beyond ``maximumConcurrentRequests``.
+    package let admission: AdmissionGate?
     /// `baseURL`, taken apart once.
     let base: BaseURL
     /// This client's identity for middlewares shared between clients.
@@ -36,6 +47,10 @@ public struct APIClient: HTTPClient {
         .userAgent: "Courier/\(CourierVersion.current)",
     ]
 
+    /// The default ``maximumConcurrentRequests``: 256, as many as ``CurlTransport`` hands libcurl
+    /// at once by default.
+    public static let defaultMaximumConcurrentRequests = 256
+
     /// Creates a client.
     ///
     /// - Parameters:
@@ -46,13 +61,16 @@ public struct APIClient: HTTPClient {
     ///   - decoder: Decodes JSON responses.
     ///   - encoder: Encodes JSON bodies.
     ///   - headers: Sent with every request unless the route sets the same name.
+    ///   - maximumConcurrentRequests: How many calls may run at once, the rest waiting in order;
+    ///     `nil` for no limit. See ``maximumConcurrentRequests``.
     public init(
         baseURL: URL,
         transport: any HTTPTransport = APIClient.defaultTransport(),
         middlewares: [any Middleware] = [],
         decoder: JSONDecoder = JSONDecoder(),
         encoder: JSONEncoder = JSONEncoder(),
-        headers: HTTPHeaders = APIClient.defaultHeaders
+        headers: HTTPHeaders = APIClient.defaultHeaders,
+        maximumConcurrentRequests: Int? = APIClient.defaultMaximumConcurrentRequests
     ) {
         self.baseURL = baseURL
         self.base = BaseURL(baseURL)
@@ -61,6 +79,8 @@ public struct APIClient: HTTPClient {
         self.decoder = decoder
         self.encoder = encoder
         self.headers = headers
+        self.maximumConcurrentRequests = maximumConcurrentRequests.map { max(1, $0) }
+        self.admission = maximumConcurrentRequests.map { AdmissionGate(limit: $0) }
     }
 
     /// Sends the endpoint's request and returns its decoded response.
@@ -75,6 +95,14 @@ public struct APIClient: HTTPClient {
     ///
     /// - Throws: ``APIError``, or `CancellationError` when the calling task is cancelled.
     public func response<E: Endpoint>(for endpoint: E) async throws -> APIResponse<E.Response> {
+        let admission = try await admit(endpoint)
+        defer { admission.slot?.leave() }
+        return try await exchange(for: endpoint, timeLeft: admission.timeLeft)
+    }
+
+    /// Builds, sends and decodes, once admitted. A separate function so a call waiting for a slot
+    /// holds only the small frame above, not this one's.
+    private func exchange<E: Endpoint>(for endpoint: E, timeLeft: Duration?) async throws -> APIResponse<E.Response> {
         var (request, temporaryFile) = try RequestBuilder.makeRequest(
             for: endpoint, baseURL: base, defaultHeaders: headers, encoder: encoder
         )
@@ -84,6 +112,7 @@ public struct APIClient: HTTPClient {
         defer {
             if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
         }
+        if let timeLeft { request.timeout = timeLeft }
         let record = ExchangeRecord(request)
         let response = try await ExchangeRecord.$current.withValue(record) {
             try await exchange(request, record: record)
@@ -104,6 +133,26 @@ public struct APIClient: HTTPClient {
         return APIResponse(
             value: value, response: response, request: sent, metrics: record.metrics(status: response.status)
         )
+    }
+
+    /// Waits for a slot of ``maximumConcurrentRequests``, unless there is no limit or this call is
+    /// made from inside this client's own chain (then `slot` is `nil`). A call that waited goes on
+    /// with `timeLeft`, what is left of its timeout; one whose timeout ran out while it waited fails
+    /// with ``TransportFailure/deadlineExceeded``.
+    private func admit(_ route: some Route) async throws -> (slot: AdmissionGate?, timeLeft: Duration?) {
+        guard let admission, ClientScope.current !== scope else { return (nil, nil) }
+        let timeout = route.timeout ?? (transport as? any HTTPTimeoutDefaulting)?.defaultTimeout ?? .seconds(60)
+        let start = ContinuousClock.now
+        do {
+            guard try await admission.enter(deadline: start + timeout) else { return (admission, nil) }
+        } catch is AdmissionGate.Expired {
+            throw APIError(
+                .transport(.deadlineExceeded),
+                message: "no response within \(DurationText.seconds(timeout)): the call was still waiting behind "
+                    + "the client's \(admission.limit) requests in flight",
+                request: RequestBuilder.bareRequest(for: route, baseURL: base))
+        }
+        return (admission, max(.milliseconds(1), timeout - (ContinuousClock.now - start)))
     }
 
     private func decode<E: Endpoint>(_ response: HTTPResponse, for endpoint: E, request: HTTPRequest) throws

@@ -61,6 +61,16 @@ enum RequestBuilder {
 }
 
 extension RequestBuilder {
+    /// The route's method and URL alone, for an error about a call whose request was never built
+    /// (no headers, so no credential); `nil` when the URL cannot be made.
+    static func bareRequest(for route: some Route, baseURL clientBaseURL: BaseURL) -> HTTPRequest? {
+        let baseURL = route.baseURL.map(BaseURL.init) ?? clientBaseURL
+        guard let query = try? route.query.items(),
+            let url = try? baseURL.appending(path: route.path, query: query, method: route.method)
+        else { return nil }
+        return HTTPRequest(method: route.method, url: url)
+    }
+
     /// A call whose answer is not JSON (raw bytes, text, a download, a stream) asks for any type,
     /// unless its route names one or the client's default `Accept` is not Courier's JSON default.
     static func acceptAnyType(_ request: inout HTTPRequest, route: some Route, clientHeaders: HTTPHeaders) {

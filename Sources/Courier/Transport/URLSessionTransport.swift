@@ -202,3 +202,7 @@ extension URLSessionTransport: HTTPDiskBufferingTransport {
     /// 16 MiB: URLSession queues every piece of a data task in memory.
     package var largestStreamedBody: Int64 { URLSessionExchange.largestStreamedBody }
 }
+
+extension URLSessionTransport: HTTPTimeoutDefaulting {
+    package var defaultTimeout: Duration { configuration.timeout }
+}

@@ -199,3 +199,7 @@ public final class CurlTransport: HTTPStreamingTransport {
         }
     }
 }
+
+extension CurlTransport: HTTPTimeoutDefaulting {
+    package var defaultTimeout: Duration { configuration.timeout }
+}
