@@ -205,7 +205,28 @@ struct ConcurrencyLimitTests {
         let box = Locked<APIClient?>(nil)
         let middleware = ClosureMiddleware { request, next in
             if request.url.path.hasSuffix("outer") {
-                _ = try await box.withLock { $0 }!.send(.get("token", as: Data.self))
+                _ = try await box.withLock { $0 }!.send(Request(path: "token", timeout: .seconds(2), as: Data.self))
+            }
+            return try await next(request)
+        }
+        let client = APIClient(
+            baseURL: baseURL, transport: StubTransport().on(.get, "*", .json("{}")), middlewares: [middleware],
+            maximumConcurrentRequests: 1)
+        box.withLock { $0 = client }
+
+        _ = try await client.send(Request(path: "outer", timeout: .seconds(2), as: Data.self))
+    }
+
+    @Test("a token refresh through the same client, in a task of its own started in the chain, does not wait")
+    func refreshInOwnTaskDoesNotWait() async throws {
+        let box = Locked<APIClient?>(nil)
+        let middleware = ClosureMiddleware { request, next in
+            if request.url.path.hasSuffix("outer") {
+                // As a credential store does: one shared refresh task, which the request awaits.
+                let refresh = Task {
+                    try await box.withLock { $0 }!.send(Request(path: "token", timeout: .seconds(2), as: Data.self))
+                }
+                _ = try await refresh.value
             }
             return try await next(request)
         }
