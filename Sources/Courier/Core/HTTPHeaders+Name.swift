@@ -9,7 +9,43 @@ extension HTTPHeaders {
         /// Creates a name from its spelling.
         public init(_ name: String) {
             rawName = name
-            canonicalName = name.lowercased()
+            canonicalName = Self.lowercased(name)
+        }
+
+        /// A name read off the wire, lowercased as it is decoded.
+        init(bytes: Slice<UnsafeRawBufferPointer>) {
+            rawName = String(decoding: bytes, as: UTF8.self)
+            guard bytes.allSatisfy({ $0 < 0x80 }) else {
+                canonicalName = rawName.lowercased()
+                return
+            }
+            guard bytes.contains(where: Self.isUppercaseASCII) else {
+                canonicalName = rawName
+                return
+            }
+            canonicalName = String(
+                unsafeUninitializedCapacity: bytes.count,
+                initializingUTF8With: { buffer in
+                    for (offset, byte) in bytes.enumerated() {
+                        buffer[offset] = Self.isUppercaseASCII(byte) ? byte | 0x20 : byte
+                    }
+                    return bytes.count
+                })
+        }
+
+        /// `name.lowercased()`, without Unicode case mapping for the ASCII names HTTP uses.
+        private static func lowercased(_ name: String) -> String {
+            var name = name
+            return name.withUTF8 { bytes in
+                guard bytes.contains(where: isUppercaseASCII) || bytes.contains(where: { $0 >= 0x80 }) else {
+                    return nil
+                }
+                return Name(bytes: UnsafeRawBufferPointer(bytes)[...]).canonicalName
+            } ?? name
+        }
+
+        private static func isUppercaseASCII(_ byte: UInt8) -> Bool {
+            byte &- UInt8(ascii: "A") < 26
         }
 
         /// Creates a name from a string literal.

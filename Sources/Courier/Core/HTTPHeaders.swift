@@ -94,7 +94,9 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, R
         let field = Field(name: name, value: value, isSensitive: isSensitive)
         if let first = fields.firstIndex(where: { $0.name == name }) {
             fields[first] = field
-            fields = fields.enumerated().filter { $0.offset <= first || $0.element.name != name }.map(\.element)
+            if fields[(first + 1)...].contains(where: { $0.name == name }) {
+                fields = fields.enumerated().filter { $0.offset <= first || $0.element.name != name }.map(\.element)
+            }
         } else {
             fields.append(field)
         }

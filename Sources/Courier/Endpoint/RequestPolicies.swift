@@ -46,10 +46,18 @@ public struct RequestPolicies: Sendable, Hashable {
     /// No policy set: every key has its default.
     public init() {}
 
-    /// The value for `key`, or its default.
+    /// The value for `key`, or its default. Setting a key to its default is the same as never
+    /// setting it: such policies compare equal.
     public subscript<Key: RequestPolicyKey>(_ key: Key.Type) -> Key.Value {
         get { values[ObjectIdentifier(key)].flatMap { $0.value.base as? Key.Value } ?? Key.defaultValue }
-        set { values[ObjectIdentifier(key)] = Entry(value: AnyHashable(newValue)) }
+        set {
+            // A key set to its default is the same as a key never set (for equality, and no storage).
+            if newValue == Key.defaultValue {
+                values[ObjectIdentifier(key)] = nil
+            } else {
+                values[ObjectIdentifier(key)] = Entry(value: AnyHashable(newValue))
+            }
+        }
     }
 
     /// The same policies with `key` set to `value`.

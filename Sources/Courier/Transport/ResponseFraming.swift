@@ -12,8 +12,14 @@ enum ResponseFraming {
     /// Why the Content-Length values cannot frame the body, if they cannot: not a number, or
     /// differing values (RFC 9112 §6.3).
     static func lengthProblem(_ headers: HTTPHeaders) -> String? {
+        let values = headers.values(for: .contentLength)
+        // The usual case, one plain number, without taking it apart.
+        if values.isEmpty { return nil }
+        if values.count == 1, !values[0].isEmpty, values[0].utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) {
+            return nil
+        }
         var lengths: [Int] = []
-        for value in headers.values(for: .contentLength) {
+        for value in values {
             for part in value.utf8.split(separator: UInt8(ascii: ",")) {
                 let digits = part.drop { $0 == UInt8(ascii: " ") }.prefix { $0 != UInt8(ascii: " ") }
                 guard let length = Int(Substring(digits)), length >= 0 else {

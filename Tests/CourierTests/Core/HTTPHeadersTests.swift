@@ -47,6 +47,24 @@ struct HTTPHeadersTests {
         #expect(merged.map(\.value) == ["text/plain", "ua"])
     }
 
+    @Test("names compare without case, ASCII and beyond, and keep their spelling")
+    func nameCase() {
+        #expect(HTTPHeaders.Name("Content-TYPE").canonicalName == "content-type")
+        #expect(HTTPHeaders.Name("Content-TYPE").rawName == "Content-TYPE")
+        #expect(HTTPHeaders.Name("x-already-lower").canonicalName == "x-already-lower")
+        #expect(HTTPHeaders.Name("X-Ünïcode-NAME").canonicalName == "x-ünïcode-name")
+        #expect(HTTPHeaders.Name("ETAG") == HTTPHeaders.Name("etag"))
+    }
+
+    @Test("setting a name keeps one field at the first one's place, repeats removed")
+    func setCollapsesRepeats() {
+        var headers: HTTPHeaders = ["A": "1", "b": "2", "a": "3", "C": "4"]
+        headers.set("a", "new")
+        #expect(headers.map(\.value) == ["new", "2", "4"])
+        headers.set("C", "last")
+        #expect(headers.map(\.value) == ["new", "2", "last"])
+    }
+
     @Test("statuses know their reason phrase and class")
     func statuses() {
         #expect(HTTPStatus.notFound.description == "404 Not Found")

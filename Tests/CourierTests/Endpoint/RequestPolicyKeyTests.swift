@@ -75,4 +75,13 @@ struct RequestPolicyKeyTests {
         #expect(one != RequestPolicies().setting(TenantKey.self, to: "globex"))
         #expect(one != RequestPolicies())
     }
+
+    @Test("a key set to its default is the same as a key never set")
+    func defaultIsUnset() {
+        var policies = RequestPolicies().setting(TenantKey.self, to: "acme")
+        policies[TenantKey.self] = nil
+        #expect(policies == RequestPolicies())
+        #expect(RequestPolicies().setting(RequiresAuthenticationKey.self, to: true) == RequestPolicies())
+        #expect(RequestPolicies().setting(RequiresAuthenticationKey.self, to: false) != RequestPolicies())
+    }
 }

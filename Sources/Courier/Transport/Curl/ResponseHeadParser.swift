@@ -61,9 +61,8 @@ struct ResponseHeadParser {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > bytes.startIndex else {
             throw Malformed(reason: "a header line has no name")
         }
-        let name = String(decoding: bytes[..<colon], as: UTF8.self)
         let value = Self.trimmed(bytes[(colon + 1)...])
-        fields.append(HTTPHeaders.Field(name: HTTPHeaders.Name(name), value: value))
+        fields.append(HTTPHeaders.Field(name: HTTPHeaders.Name(bytes: bytes[..<colon]), value: value))
     }
 
     private static let httpPrefix = Array("HTTP/".utf8)
@@ -88,6 +87,13 @@ struct ResponseHeadParser {
     private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
         let isSpace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
         let forbidden: (UInt8) -> Bool = { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") || $0 == 0 }
+        guard bytes.contains(where: forbidden) else {
+            // The usual case: no copy before the string is made.
+            var trimmed = bytes
+            while let first = trimmed.first, isSpace(first) { trimmed = trimmed.dropFirst() }
+            while let last = trimmed.last, isSpace(last) { trimmed = trimmed.dropLast() }
+            return String(decoding: trimmed, as: UTF8.self)
+        }
         var cleaned = bytes.map { forbidden($0) ? UInt8(ascii: " ") : $0 }[...]
         while let first = cleaned.first, isSpace(first) { cleaned = cleaned.dropFirst() }
         while let last = cleaned.last, isSpace(last) { cleaned = cleaned.dropLast() }
