@@ -129,10 +129,12 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, R
     /// The first field that could not be sent safely, with the reason.
     func firstInvalidField() -> (field: Field, reason: String)? {
         for field in fields {
-            if field.name.rawName.isEmpty || !field.name.rawName.utf8.allSatisfy(HTTPToken.isTokenCharacter) {
+            var name = field.name.rawName
+            if !name.withUTF8({ !$0.isEmpty && $0.allSatisfy(HTTPToken.isTokenCharacter) }) {
                 return (field, "its name is not a valid HTTP token")
             }
-            if field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            var value = field.value
+            if value.withUTF8({ $0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }) {
                 return (field, "its value contains CR, LF or NUL")
             }
         }
