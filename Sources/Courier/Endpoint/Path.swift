@@ -59,6 +59,10 @@ public struct Path: Sendable, Hashable, ExpressibleByStringInterpolation, Custom
 
     /// Creates a path from a literal, taken as written (see ``StringInterpolation/appendLiteral(_:)``).
     public init(stringLiteral value: String) {
+        if Self.needsNoWork(value) {
+            self.init(alreadyEncoded: value)
+            return
+        }
         var interpolation = StringInterpolation(literalCapacity: value.utf8.count, interpolationCount: 0)
         interpolation.appendLiteral(value)
         self.init(stringInterpolation: interpolation)
@@ -77,6 +81,36 @@ public struct Path: Sendable, Hashable, ExpressibleByStringInterpolation, Custom
 
     /// The encoded path.
     public var description: String { encoded }
+
+    private init(alreadyEncoded: String) {
+        encoded = alreadyEncoded
+    }
+
+    /// Whether a literal is already what encoding and normalising would make of it: unreserved
+    /// characters and `/` only, not starting with `/`, no segment made of dots alone. Most route
+    /// literals are (`"search"`, `"v1/movies/popular"`), and skip the byte-by-byte work.
+    private static func needsNoWork(_ literal: String) -> Bool {
+        var literal = literal
+        return literal.withUTF8 { bytes in
+            guard let first = bytes.first, first != UInt8(ascii: "/") else { return false }
+            var segmentIsDots = true
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "/"):
+                    if segmentIsDots { return false }
+                    segmentIsDots = true
+                case UInt8(ascii: "."):
+                    continue
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                    segmentIsDots = false
+                default:
+                    return false
+                }
+            }
+            return !segmentIsDots
+        }
+    }
 
     /// Drops leading slashes and flags dot segments, whatever their spelling (`..`, `%2E%2E`).
     private mutating func normalise() {

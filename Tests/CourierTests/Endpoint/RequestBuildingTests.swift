@@ -192,4 +192,18 @@ struct RequestBuildingTests {
         #expect(error.underlyingError is EncodingError)
         #expect(transport.requests.isEmpty)
     }
+
+    @Test(
+        "a path literal that needs no encoding is taken as it is, and equals the one built character by character",
+        arguments: [
+            "search", "v1/movies/popular", "a.b", "...", ".well-known/x", "a/", "a//b", "./a", "a/..", "..", "/a",
+            "a b", "caf\u{E9}", "a%2Fb", "a%zz", "", "x/./y", "~user/-_.", "a:b@c",
+        ])
+    func plainPathLiterals(literal: String) {
+        var interpolation = Path.StringInterpolation(literalCapacity: literal.utf8.count, interpolationCount: 0)
+        interpolation.appendLiteral(literal)
+        let byteByByte = Path(stringInterpolation: interpolation)
+        #expect(Path(stringLiteral: literal) == byteByByte)
+        #expect(Path(stringLiteral: literal).encoded == byteByByte.encoded)
+    }
 }
