@@ -200,33 +200,19 @@ struct ConcurrencyLimitTests {
         #expect(client.admission?.counts.holders == 0)
     }
 
-    @Test("a call made from inside the client's own chain does not wait for a slot")
-    func nestedCallsDoNotWait() async throws {
+    /// A token call through the same client, from a middleware: on the request's own task, or (as
+    /// a credential store does) in one shared refresh task the request awaits.
+    @Test(
+        "a call made from inside the client's own chain does not wait for a slot",
+        arguments: [false, true])
+    func nestedCallsDoNotWait(inTaskOfItsOwn: Bool) async throws {
         let box = Locked<APIClient?>(nil)
         let middleware = ClosureMiddleware { request, next in
             if request.url.path.hasSuffix("outer") {
-                _ = try await box.withLock { $0 }!.send(Request(path: "token", timeout: .seconds(2), as: Data.self))
-            }
-            return try await next(request)
-        }
-        let client = APIClient(
-            baseURL: baseURL, transport: StubTransport().on(.get, "*", .json("{}")), middlewares: [middleware],
-            maximumConcurrentRequests: 1)
-        box.withLock { $0 = client }
-
-        _ = try await client.send(Request(path: "outer", timeout: .seconds(2), as: Data.self))
-    }
-
-    @Test("a token refresh through the same client, in a task of its own started in the chain, does not wait")
-    func refreshInOwnTaskDoesNotWait() async throws {
-        let box = Locked<APIClient?>(nil)
-        let middleware = ClosureMiddleware { request, next in
-            if request.url.path.hasSuffix("outer") {
-                // As a credential store does: one shared refresh task, which the request awaits.
-                let refresh = Task {
+                let token = { @Sendable in
                     try await box.withLock { $0 }!.send(Request(path: "token", timeout: .seconds(2), as: Data.self))
                 }
-                _ = try await refresh.value
+                _ = try await inTaskOfItsOwn ? Task { try await token() }.value : token()
             }
             return try await next(request)
         }
