@@ -1,0 +1,19 @@
+import Courier
+import Testing
+
+@Suite("Content-Length framing")
+struct ResponseFramingTests {
+    @Test(
+        "a Content-Length frames the body only as one non-negative number that fits",
+        arguments: [
+            (["42"], true), (["0"], true), ([" 42 "], true), (["42, 42"], true), (["42", "42"], true),
+            ([String](), true), (["999999999999999999"], true),
+            (["-1"], false), (["4x"], false), (["42, 43"], false), (["42", "43"], false),
+            (["99999999999999999999"], false), (["9223372036854775808"], false),
+        ])
+    func framing(values: [String], frames: Bool) {
+        var headers = HTTPHeaders()
+        for value in values { headers.add(.contentLength, value) }
+        #expect((ResponseFraming.lengthProblem(headers) == nil) == frames, "\(values)")
+    }
+}
