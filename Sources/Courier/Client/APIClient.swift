@@ -33,7 +33,7 @@ public struct APIClient: HTTPClient {
     /// middleware chain (a middleware's own call, a token refresh through the same client) never
     /// waits, so a full client cannot deadlock on itself. Streams, downloads, uploads and event
     /// sources do not count: they may stay open for as long as their caller reads.
-    public let maximumConcurrentRequests: Int?
+    public var maximumConcurrentRequests: Int? { admission?.limit }
     /// Holds the calls beyond ``maximumConcurrentRequests``.
     package let admission: AdmissionGate?
     /// `baseURL`, taken apart once.
@@ -79,7 +79,6 @@ public struct APIClient: HTTPClient {
         self.decoder = decoder
         self.encoder = encoder
         self.headers = headers
-        self.maximumConcurrentRequests = maximumConcurrentRequests.map { max(1, $0) }
         self.admission = maximumConcurrentRequests.map { AdmissionGate(limit: $0) }
     }
 
@@ -141,6 +140,7 @@ public struct APIClient: HTTPClient {
     /// with ``TransportFailure/deadlineExceeded``.
     private func admit(_ route: some Route) async throws -> (slot: AdmissionGate?, timeLeft: Duration?) {
         guard let admission, ClientScope.current !== scope else { return (nil, nil) }
+        // A transport that does not say its default (a test double, a custom one): URLSession's 60 s.
         let timeout = route.timeout ?? (transport as? any HTTPTimeoutDefaulting)?.defaultTimeout ?? .seconds(60)
         let start = ContinuousClock.now
         do {

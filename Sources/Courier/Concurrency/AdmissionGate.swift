@@ -28,7 +28,7 @@ package final class AdmissionGate: Sendable {
         var isSweeping = false
     }
 
-    /// How many may hold a slot at once.
+    /// How many may hold a slot at once (at least one).
     let limit: Int
     private let state = Locked(State())
     /// How often waiting deadlines are looked at.

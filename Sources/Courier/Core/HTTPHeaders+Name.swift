@@ -9,43 +9,26 @@ extension HTTPHeaders {
         /// Creates a name from its spelling.
         public init(_ name: String) {
             rawName = name
-            canonicalName = Self.lowercased(name)
+            var utf8 = name
+            canonicalName = utf8.withUTF8 { Self.lowercasedIfNeeded(UnsafeRawBufferPointer($0)[...]) } ?? name
         }
 
         /// A name read off the wire, lowercased as it is decoded.
         init(bytes: Slice<UnsafeRawBufferPointer>) {
             rawName = String(decoding: bytes, as: UTF8.self)
-            guard bytes.allSatisfy({ $0 < 0x80 }) else {
-                canonicalName = rawName.lowercased()
-                return
-            }
-            guard bytes.contains(where: Self.isUppercaseASCII) else {
-                canonicalName = rawName
-                return
-            }
-            canonicalName = String(
-                unsafeUninitializedCapacity: bytes.count,
-                initializingUTF8With: { buffer in
-                    for (offset, byte) in bytes.enumerated() {
-                        buffer[offset] = Self.isUppercaseASCII(byte) ? byte | 0x20 : byte
-                    }
-                    return bytes.count
-                })
+            canonicalName = Self.lowercasedIfNeeded(bytes) ?? rawName
         }
 
-        /// `name.lowercased()`, without Unicode case mapping for the ASCII names HTTP uses.
-        private static func lowercased(_ name: String) -> String {
-            var name = name
-            return name.withUTF8 { bytes in
-                guard bytes.contains(where: isUppercaseASCII) || bytes.contains(where: { $0 >= 0x80 }) else {
-                    return nil
-                }
-                return Name(bytes: UnsafeRawBufferPointer(bytes)[...]).canonicalName
-            } ?? name
-        }
-
-        private static func isUppercaseASCII(_ byte: UInt8) -> Bool {
-            byte &- UInt8(ascii: "A") < 26
+        /// The name lowercased, or `nil` when it is lowercase already; ASCII without Unicode case
+        /// mapping, which only other scripts need.
+        private static func lowercasedIfNeeded(_ bytes: Slice<UnsafeRawBufferPointer>) -> String? {
+            let isUppercase: (UInt8) -> Bool = { $0 &- UInt8(ascii: "A") < 26 }
+            if bytes.contains(where: { $0 >= 0x80 }) { return String(decoding: bytes, as: UTF8.self).lowercased() }
+            guard bytes.contains(where: isUppercase) else { return nil }
+            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                for (offset, byte) in bytes.enumerated() { buffer[offset] = isUppercase(byte) ? byte | 0x20 : byte }
+                return bytes.count
+            }
         }
 
         /// Creates a name from a string literal.

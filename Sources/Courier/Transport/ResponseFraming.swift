@@ -1,6 +1,6 @@
 /// How every transport reads a response's framing, the same way: which statuses redirect, when
 /// `Content-Length` cannot be trusted, and the error of a body over the size limit.
-package enum ResponseFraming {
+enum ResponseFraming {
     /// The statuses that redirect when they carry a `Location`.
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
@@ -11,7 +11,7 @@ package enum ResponseFraming {
 
     /// Why the Content-Length values cannot frame the body, if they cannot: not a number, or
     /// differing values (RFC 9112 §6.3).
-    package static func lengthProblem(_ headers: HTTPHeaders) -> String? {
+    static func lengthProblem(_ headers: HTTPHeaders) -> String? {
         let values = headers.values(for: .contentLength)
         // The usual case, one plain number short enough to fit an Int, without taking it apart.
         if values.count == 1, (1...18).contains(values[0].utf8.count),

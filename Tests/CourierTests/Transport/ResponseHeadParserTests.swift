@@ -102,4 +102,19 @@ struct ResponseHeadParserTests {
         #expect(parser.headers["X-Empty"] == "continued")
         #expect(parser.headers["X-Two"] == "a b")
     }
+
+    @Test("a CR, LF or NUL at either end of a value is trimmed like a space; inside, it is a space")
+    func forbiddenBytesAtTheEnds() throws {
+        let parser = try parse(["HTTP/1.1 200 OK", "X-Ends: \r\0 a\0\tb \r", "X-Tabs:\t\tplain\t", ""])
+        #expect(parser.headers["X-Ends"] == "a \tb")
+        #expect(parser.headers["X-Tabs"] == "plain")
+    }
+
+    @Test("names read off the wire keep their spelling and compare without case, in any script")
+    func namesFromTheWire() throws {
+        let parser = try parse(["HTTP/1.1 200 OK", "CONTENT-type: a", "x-lower: b", "X-Caf\u{C9}: c", ""])
+        #expect(parser.headers.map(\.name.rawName) == ["CONTENT-type", "x-lower", "X-Caf\u{C9}"])
+        #expect(parser.headers.map(\.name.canonicalName) == ["content-type", "x-lower", "x-caf\u{E9}"])
+        #expect(parser.headers[.contentType] == "a")
+    }
 }

@@ -85,18 +85,13 @@ struct ResponseHeadParser {
     /// The bytes as text, without surrounding spaces and tabs; a CR, LF or NUL inside becomes a
     /// space, as RFC 9110 §5.5 asks of a recipient (found by fuzzing: a bare CR stayed in values).
     private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
-        let isSpace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
         let forbidden: (UInt8) -> Bool = { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") || $0 == 0 }
-        guard bytes.contains(where: forbidden) else {
-            // The usual case: no copy before the string is made.
-            var trimmed = bytes
-            while let first = trimmed.first, isSpace(first) { trimmed = trimmed.dropFirst() }
-            while let last = trimmed.last, isSpace(last) { trimmed = trimmed.dropLast() }
-            return String(decoding: trimmed, as: UTF8.self)
-        }
-        var cleaned = bytes.map { forbidden($0) ? UInt8(ascii: " ") : $0 }[...]
-        while let first = cleaned.first, isSpace(first) { cleaned = cleaned.dropFirst() }
-        while let last = cleaned.last, isSpace(last) { cleaned = cleaned.dropLast() }
-        return String(decoding: cleaned, as: UTF8.self)
+        // Forbidden bytes count as spaces, so they are trimmed at the ends like spaces.
+        let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || forbidden($0) }
+        var trimmed = bytes
+        while let first = trimmed.first, isBlank(first) { trimmed = trimmed.dropFirst() }
+        while let last = trimmed.last, isBlank(last) { trimmed = trimmed.dropLast() }
+        guard trimmed.contains(where: forbidden) else { return String(decoding: trimmed, as: UTF8.self) }
+        return String(decoding: trimmed.map { forbidden($0) ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
     }
 }
