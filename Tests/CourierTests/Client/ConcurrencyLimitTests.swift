@@ -147,6 +147,33 @@ struct ConcurrencyLimitTests {
         #expect(valve.arrivals == ["/v1/held"])
     }
 
+    @Test("a call that times out waiting shows no credential: not in its error, its request or the log")
+    func waitingTimeoutKeepsSecrets() async throws {
+        let sentinel = "SENTINEL-7f3a9c"
+        let valve = Valve()
+        let log = CapturingLogHandler()
+        let client = client(valve, limit: 1, middlewares: [LoggingMiddleware(sink: log)])
+        let holder = Task { try await client.send(.get("held", as: Data.self)) }
+        #expect(try await eventually { valve.holding == 1 })
+
+        let error = await #expect(throws: APIError.self) {
+            try await client.send(
+                Request(
+                    path: "waits", query: ["api_key": sentinel], headers: [.authorization: "Bearer \(sentinel)"],
+                    timeout: .milliseconds(200), as: Data.self))
+        }
+        let failure = try #require(error)
+        #expect(failure.kind == .transport(.deadlineExceeded))
+        #expect(failure.request?.headers.isEmpty == true)
+        let texts = [
+            String(describing: failure), failure.message, failure.localizedDescription, "\(failure.request as Any)",
+        ]
+        for text in texts { #expect(!text.contains(sentinel), "\(text)") }
+        valve.open()
+        _ = try await holder.value
+        #expect(!log.lines.joined(separator: "\n").contains(sentinel))
+    }
+
     @Test("a call that waited goes on with what is left of its timeout")
     func remainingTimeout() async throws {
         let seen = Locked<[Duration?]>([])
