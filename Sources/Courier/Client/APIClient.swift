@@ -36,6 +36,9 @@ public struct APIClient: HTTPClient {
     public var maximumConcurrentRequests: Int? { admission?.limit }
     /// Holds the calls beyond ``maximumConcurrentRequests``.
     package let admission: AdmissionGate?
+    /// What a waiting call without a timeout of its own counts against: the transport's default,
+    /// or URLSession's 60 seconds for a transport that does not say (a test double, a custom one).
+    private let defaultTimeout: Duration
     /// `baseURL`, taken apart once.
     let base: BaseURL
     /// This client's identity for middlewares shared between clients.
@@ -80,6 +83,7 @@ public struct APIClient: HTTPClient {
         self.encoder = encoder
         self.headers = headers
         self.admission = maximumConcurrentRequests.map { AdmissionGate(limit: $0) }
+        self.defaultTimeout = (transport as? any HTTPTimeoutDefaulting)?.defaultTimeout ?? .seconds(60)
     }
 
     /// Sends the endpoint's request and returns its decoded response.
@@ -140,8 +144,7 @@ public struct APIClient: HTTPClient {
     /// with ``TransportFailure/deadlineExceeded``.
     private func admit(_ route: some Route) async throws -> (slot: AdmissionGate?, timeLeft: Duration?) {
         guard let admission, ClientScope.current !== scope else { return (nil, nil) }
-        // A transport that does not say its default (a test double, a custom one): URLSession's 60 s.
-        let timeout = route.timeout ?? (transport as? any HTTPTimeoutDefaulting)?.defaultTimeout ?? .seconds(60)
+        let timeout = route.timeout ?? defaultTimeout
         let start = ContinuousClock.now
         do {
             guard try await admission.enter(deadline: start + timeout) else { return (admission, nil) }

@@ -174,6 +174,30 @@ struct ConcurrencyLimitTests {
         #expect(!log.lines.joined(separator: "\n").contains(sentinel))
     }
 
+    @Test("a call without a timeout of its own waits no longer than the transport's default timeout")
+    func waitingUsesTransportDefault() async throws {
+        struct ShortTimeoutTransport: HTTPTimeoutDefaulting {
+            let valve: Valve
+            var defaultTimeout: Duration { .milliseconds(250) }
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+                await valve.pass(request)
+                return HTTPResponse(status: .ok)
+            }
+        }
+        let valve = Valve()
+        let client = APIClient(
+            baseURL: baseURL, transport: ShortTimeoutTransport(valve: valve), maximumConcurrentRequests: 1)
+        let holder = Task { try await client.send(.get("held", as: Data.self)) }
+        #expect(try await eventually { valve.holding == 1 })
+
+        let start = ContinuousClock.now
+        let error = await #expect(throws: APIError.self) { try await client.send(.get("waits", as: Data.self)) }
+        #expect(error?.kind == .transport(.deadlineExceeded))
+        #expect(ContinuousClock.now - start < .seconds(2))
+        valve.open()
+        _ = try await holder.value
+    }
+
     @Test("a call that waited goes on with what is left of its timeout")
     func remainingTimeout() async throws {
         let seen = Locked<[Duration?]>([])
