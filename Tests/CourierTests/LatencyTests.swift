@@ -79,6 +79,29 @@ struct LatencyTests {
         #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(1))
     }
 
+    @Test("a call waiting for the client's slot fails at its 300 ms timeout, and a cancelled one leaves within 100 ms")
+    func clientLimitWaits() async throws {
+        let transport = StubTransport().on(.get, "*", .json("{}").delayed(by: .seconds(10)))
+        let client = APIClient(baseURL: baseURL, transport: transport, maximumConcurrentRequests: 1)
+        let holder = Task { try await client.send(.get("held", as: Data.self)) }
+        for _ in 0..<1000 where transport.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+
+        var start = ContinuousClock.now
+        await #expect(throws: APIError.self) {
+            try await client.send(Request(path: "waits", timeout: .milliseconds(300), as: Data.self))
+        }
+        #expect(ContinuousClock.now - start < .milliseconds(500))
+
+        let waiter = Task { try await client.send(.get("cancelled", as: Data.self)) }
+        for _ in 0..<1000 where client.admission?.counts.waiters != 1 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(client.admission?.counts.waiters == 1)
+        start = ContinuousClock.now
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        #expect(ContinuousClock.now - start < .milliseconds(100))
+        holder.cancel()
+    }
+
     @Test("cancelling the task ends the exchange with CancellationError within 100 ms")
     func cancellation() async throws {
         let host = uniqueHost("cancel")
