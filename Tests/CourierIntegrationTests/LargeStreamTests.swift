@@ -78,4 +78,27 @@ struct LargeStreamTests {
         #expect(total == 32 << 20)
         #expect(first == 0)
     }
+
+    @Test(
+        "a reader slower than the network keeps memory within the buffer over a 1 GiB stream (CurlTransport)",
+        .enabled(if: ProcessMemory.isAvailable))
+    func slowReaderMemory() async throws {
+        let client = TransportKind.curl.client(LocalServers.files)
+        let stream = try await client.stream(Request<Data>(path: "chunked/1073741824"))
+        let before = ProcessMemory.residentBytes() ?? 0
+        var most = before
+        var received = 0
+        var pieces = 0
+        for try await piece in stream {
+            received += piece.count
+            pieces += 1
+            // About 120 MB/s at most: slower than loopback, so the buffer stays full and the
+            // transport pauses and resumes all the way (the case where pieces read stayed held).
+            try await Task.sleep(for: .milliseconds(2))
+            if pieces % 16 == 0 { most = max(most, ProcessMemory.residentBytes() ?? 0) }
+        }
+        #expect(received == 1 << 30)
+        #expect(pieces < received / (64 << 10), "the reader should find the buffer full and get joined pieces")
+        #expect(most - before < 16 << 20, "the process grew by \((most - before) >> 20) MiB while reading 1 GiB")
+    }
 }

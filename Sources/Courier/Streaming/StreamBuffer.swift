@@ -30,10 +30,15 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     private let acceptableStatuses: AcceptableStatuses
     private let options: StreamOptions
     private let state = Locked(State())
+    /// Runs between the reader's two looks at the buffer (tests: a piece that arrives just then).
+    private let betweenLooks: (@Sendable () -> Void)?
 
-    init(acceptableStatuses: AcceptableStatuses, options: StreamOptions) {
+    init(
+        acceptableStatuses: AcceptableStatuses, options: StreamOptions, betweenLooks: (@Sendable () -> Void)? = nil
+    ) {
         self.acceptableStatuses = acceptableStatuses
         self.options = options
+        self.betweenLooks = betweenLooks
     }
 
     // MARK: The transport's side
@@ -104,6 +109,9 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
 
     var streamedByteCount: Int64? { state.withLock { $0.delivered } }
 
+    /// The bytes the buffer keeps referenced, read or not (for tests of its memory bound).
+    var retainedByteCount: Int { state.withLock { $0.pieces.reduce(0) { $0 + $1.count } } }
+
     // MARK: The caller's side
 
     /// Waits for the accepted head; throws when the exchange ends without one.
@@ -132,46 +140,62 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     }
 
     /// The next piece of the body (the pieces waiting joined, up to 256 KiB), `nil` at its end.
+    ///
+    /// - Throws: ``APIError`` when a second reader asks while another one waits, or the exchange's
+    ///   error once the pieces before it are read.
     func next() async throws -> Data? {
-        let (ready, resume) = state.withLock { state -> (Result<Data?, any Error>?, (@Sendable () -> Void)?) in
-            guard state.firstPiece < state.pieces.count else {
-                return (state.end.map { $0.map { nil } }, nil)
-            }
-            var piece = state.pieces[state.firstPiece]
-            state.firstPiece += 1
-            while state.firstPiece < state.pieces.count, piece.count < 256 * 1024 {
-                piece.append(state.pieces[state.firstPiece])
-                state.firstPiece += 1
-            }
-            if state.firstPiece == state.pieces.count {
-                state.pieces.removeAll(keepingCapacity: true)
-                state.firstPiece = 0
-            }
-            state.buffered -= piece.count
-            var resume: (@Sendable () -> Void)?
-            if state.buffered <= options.bufferSize / 2 {
-                resume = state.resume
-                state.resume = nil
-            }
-            return (.success(piece), resume)
-        }
+        let (ready, resume) = state.withLock { state in Self.take(from: &state, options: options) }
         resume?()
         if let ready { return try ready.get() }
+        betweenLooks?()
         return try await withCheckedThrowingContinuation { continuation in
-            let now = state.withLock { state -> Result<Data?, any Error>? in
-                if state.firstPiece < state.pieces.count {
-                    // A piece came in between: take it at once.
-                    let piece = state.pieces[state.firstPiece]
-                    state.firstPiece += 1
-                    state.buffered -= piece.count
-                    return .success(piece)
-                }
-                if let end = state.end { return end.map { nil } }
+            let (now, resume) = state.withLock { state -> (Result<Data?, any Error>?, (@Sendable () -> Void)?) in
+                // A piece may have come in since the first look (and the transport paused after it).
+                let taken = Self.take(from: &state, options: options)
+                if taken.ready != nil { return taken }
+                // One reader at a time: a second one would take the first one's place, and the first
+                // would wait for ever.
+                guard state.reader == nil else { return (.failure(Self.secondReaderError), nil) }
                 state.reader = continuation
-                return nil
+                return (nil, nil)
             }
+            resume?()
             if let now { continuation.resume(with: now) }
         }
+    }
+
+    /// Takes the waiting pieces (joined, up to 256 KiB) or the end, and the transport's way to go on
+    /// when the buffer is down to half; `nil` when there is nothing yet. A piece taken is released
+    /// at once, so memory is bounded by what waits, however far the reader has read.
+    private static func take(from state: inout State, options: StreamOptions)
+        -> (ready: Result<Data?, any Error>?, resume: (@Sendable () -> Void)?)
+    {
+        guard state.firstPiece < state.pieces.count else {
+            return (state.end.map { $0.map { nil } }, nil)
+        }
+        var piece = state.pieces[state.firstPiece]
+        state.pieces[state.firstPiece] = Data()
+        state.firstPiece += 1
+        while state.firstPiece < state.pieces.count, piece.count < 256 * 1024 {
+            piece.append(state.pieces[state.firstPiece])
+            state.pieces[state.firstPiece] = Data()
+            state.firstPiece += 1
+        }
+        if state.firstPiece == state.pieces.count {
+            state.pieces.removeAll(keepingCapacity: true)
+            state.firstPiece = 0
+        } else if state.firstPiece >= 64, state.firstPiece * 2 >= state.pieces.count {
+            // The slots read are empty already; dropping them now and then keeps the array short.
+            state.pieces.removeFirst(state.firstPiece)
+            state.firstPiece = 0
+        }
+        state.buffered -= piece.count
+        var resume: (@Sendable () -> Void)?
+        if state.buffered <= options.bufferSize / 2 {
+            resume = state.resume
+            state.resume = nil
+        }
+        return (.success(piece), resume)
     }
 
     /// Ends the body: the reader gets what is buffered, then `nil` or the error. The first end wins;
@@ -212,6 +236,10 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     }
 
     // MARK: Errors
+
+    private static let secondReaderError = APIError(
+        .invalidRequest,
+        message: "a stream is read by one reader at a time, and another reader is waiting for its next piece")
 
     private static func replayError(_ head: HTTPResponse) -> APIError {
         APIError(
