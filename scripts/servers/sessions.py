@@ -1,12 +1,16 @@
 """The fault server's session paths (imported by faults.py): Server-Sent Events and cookies.
 
   /sse/script?key=K   a scripted event source, by how many times K connected: (1) retry 100 ms, ids 1
-                      and 2, then a dropped connection mid-event; (2) retry 300 ms, event "update" id 3,
+                      and 2, then a dropped connection mid-event (after its id, 3x); (2) retry 300 ms, event "update" id 3,
                       clean end; (3) 503; (4) id 4, clean end; (5) 204. Each connection's Last-Event-ID
                       and time is logged
   /sse/ticks?key=K&pace=S  an event every S seconds (0.05 by default) for a minute; logs how many went
                       out and whether the client closed the connection
   /sse/status/N       status N with a JSON message
+  /sse/storm?key=K&events=E  retry: 0, E events (0 by default), and the connection closes: what a client
+                      that honours retry: 0 literally reconnects to in a tight loop; logged like the others
+  /sse/busy?key=K&first=retry0  503 with a JSON message, logged; with first=retry0 the first connection
+                      gets retry: 0 and one event instead (the retry a storm of 503s used to follow)
   /sse/log?key=K      [{"last_event_id", "at", "sent", "closed"}]: what K's connections saw
   /cookies/login      302 to /cookies/home with Set-Cookie: session (Path=/cookies, HttpOnly), theme
                       (default path /cookies), and two the client must refuse (Domain=example.com,
@@ -55,7 +59,7 @@ def serve(connection, path, query, head, port, ports, response):
         number, _ = note(query.get("key", ""), head)
         if number == 1:
             send(EVENT_HEAD + chunk(": hello\n\nretry: 100\n\nid: 1\ndata: one\n\nid: 2\ndata: two\ndata: lines\n\n")
-                 + chunk("data: cut off"))
+                 + chunk("id: 3x\ndata: cut off"))
             # A drop: no final chunk.
         elif number == 2:
             send(EVENT_HEAD + chunk("retry: 300\r\nevent: update\r\nid: 3\r\ndata: three\r\n\r\n") + b"0\r\n\r\n")
@@ -79,6 +83,16 @@ def serve(connection, path, query, head, port, ports, response):
         except OSError:
             with log_lock:
                 entry["closed"] = True
+    elif path == "/sse/storm":
+        note(query.get("key", ""), head)
+        events = "".join(f"data: storm {n}\n\n" for n in range(int(query.get("events", "0"))))
+        send(EVENT_HEAD + chunk("retry: 0\n\n" + events) + b"0\r\n\r\n")
+    elif path == "/sse/busy":
+        number, _ = note(query.get("key", ""), head)
+        if number == 1 and query.get("first") == "retry0":
+            send(EVENT_HEAD + chunk("retry: 0\n\ndata: only\n\n") + b"0\r\n\r\n")
+            return True
+        send(response(503, b'{"message": "busy"}', [("Content-Type", "application/json")], reason="Busy"))
     elif path.startswith("/sse/status/"):
         code = int(path.split("/")[3])
         send(response(code, json.dumps({"message": f"status {code}"}).encode(), [("Content-Type", "application/json")],

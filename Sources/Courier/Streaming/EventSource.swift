@@ -1,8 +1,9 @@
 import Foundation
 
 /// A Server-Sent Events source that stays connected: when the connection drops or ends it
-/// reconnects after the server's `retry` (3 seconds until it says), sending `Last-Event-ID`, and
-/// backs off with jitter while connections keep failing.
+/// reconnects after the server's `retry` (3 seconds until it says, never less than half a second),
+/// sending `Last-Event-ID`, and backs off with jitter while connections keep failing, from a second
+/// up to a minute, however small the server's `retry` (see ``EventSourceOptions``).
 ///
 /// ```swift
 /// for try await event in client.events(Feed.updates) {
@@ -13,8 +14,9 @@ import Foundation
 /// It ends (returns `nil`) when the server answers `204 No Content`; it throws on a status that is
 /// not retryable (``EventSourceOptions/retryableStatuses``), on a `Content-Type` other than
 /// `text/event-stream`, on a failure that reconnecting cannot mend (TLS, an invalid request), after
-/// ``EventSourceOptions/maximumConsecutiveFailures``, and with `CancellationError` when the reading
-/// task is cancelled. Each connection goes through the client's middlewares, so authentication and
+/// ``EventSourceOptions/maximumConsecutiveFailures`` (by default it never gives up on a failure that
+/// reconnecting may mend, as browsers do), and with `CancellationError` when the reading task is
+/// cancelled. Each connection goes through the client's middlewares, so authentication and
 /// logging apply to every reconnection. Connecting waits for the first `next()`.
 public struct EventSource: AsyncSequence, Sendable {
     /// An event.
@@ -23,6 +25,10 @@ public struct EventSource: AsyncSequence, Sendable {
     /// Opens one connection, sending the last event ID when there is one.
     let connect: @Sendable (_ lastEventID: String) async throws -> ResponseStream
     let options: EventSourceOptions
+    /// Waits between connections (tests record the waits instead).
+    var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    /// Draws the backoff's jitter, from 0 to 1.
+    var jitter: @Sendable () -> Double = { Double.random(in: 0...1) }
 
     /// Reads events, reconnecting as needed.
     public struct AsyncIterator: AsyncIteratorProtocol {
@@ -55,7 +61,7 @@ public struct EventSource: AsyncSequence, Sendable {
                 nextReady = 0
                 if isFinished { return nil }
                 guard var open = connection else {
-                    if let wait, wait > .zero { try await Task.sleep(for: wait) }
+                    if let wait, wait > .zero { try await source.sleep(wait) }
                     wait = nil
                     try await connect()
                     continue
@@ -103,32 +109,22 @@ public struct EventSource: AsyncSequence, Sendable {
         }
 
         /// The connection is over (`error` says why, `nil` for a clean end): plan the next one, after
-        /// the server's retry when it brought events, else after a backoff that doubles with each
-        /// failure in a row (with jitter) up to the maximum.
+        /// the server's retry when it brought events (a drop or an end is the normal life of an event
+        /// stream), else after the failure backoff (``EventSourceOptions``).
         private mutating func connectionEnded(after error: APIError?) throws {
             connection = nil
             parser.finish()
             let options = source.options
-            let base = Swift.min(parser.reconnectionTime ?? options.defaultRetry, options.maximumRetry)
-            if eventsOnThisConnection > 0 {
-                // Events came through: a drop or an end is the normal life of an event stream.
-                failures = 0
-                wait = base
-                return
-            }
-            failures += 1
+            failures = eventsOnThisConnection > 0 ? 0 : failures + 1
             if let limit = options.maximumConsecutiveFailures, failures > limit {
                 throw error
                     ?? APIError(
                         .transport(.connectionLost),
                         message: "the event stream ended \(failures) times in a row without an event")
             }
-            let doubled = base * Double(1 << Swift.min(failures - 1, 16))
-            var delay = Swift.min(doubled, options.maximumRetry) * Double.random(in: 0.5...1)
-            if let asked = error?.response.flatMap(EventSource.retryAfter(in:)) {
-                delay = Swift.min(Swift.max(delay, asked), options.maximumRetry)
-            }
-            wait = delay
+            wait = options.wait(
+                afterFailures: failures, serverRetry: parser.reconnectionTime,
+                retryAfter: error?.response.flatMap(EventSource.retryAfter(in:)), jitter: source.jitter())
         }
     }
 

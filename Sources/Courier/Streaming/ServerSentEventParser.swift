@@ -3,9 +3,10 @@ import Foundation
 /// Reads a `text/event-stream` as the WHATWG HTML specification's event-stream interpretation does,
 /// piece by piece, whatever the boundaries: a leading BOM skipped; CR, LF and CRLF line ends (a
 /// CRLF split between pieces included); `:` comments; `event`, `data` (lines joined with LF), `id`
-/// (ignored when it contains NUL; it persists from event to event), `retry` (digits only); other
-/// fields ignored; a blank line dispatches the event, and an event without data is dropped. A last
-/// event not followed by a blank line is discarded at the end of the stream.
+/// (ignored when it contains NUL; it becomes the last event ID when its event is dispatched, and
+/// persists from event to event), `retry` (digits only); other fields ignored; a blank line
+/// dispatches the event, and an event without data is dropped. A last event not followed by a blank
+/// line is discarded at the end of the stream, its `id` with it.
 ///
 /// ```swift
 /// var parser = ServerSentEventParser()
@@ -16,7 +17,9 @@ public struct ServerSentEventParser: Sendable {
     /// The most bytes of one line or of one event's data: a stream that never ends a line or an
     /// event fails instead of exhausting memory.
     public let maximumEventSize: Int
-    /// The last event ID buffer: what a reconnection sends as `Last-Event-ID`.
+    /// The last event ID: the `id` of the last event dispatched (a blank line ends it), what a
+    /// reconnection sends as `Last-Event-ID`. An `id` line of an event that never ended does not
+    /// count: the server would skip that event on resuming, and the client never got it.
     public private(set) var lastEventID = ""
     /// The reconnection time the stream asked for with its last valid `retry` field.
     public private(set) var reconnectionTime: Duration?
@@ -27,6 +30,8 @@ public struct ServerSentEventParser: Sendable {
     private var line: [UInt8] = []
     private var data: [UInt8] = []
     private var eventType: [UInt8]?
+    /// The `id` read since the last dispatch, until a blank line makes it the last event ID.
+    private var pendingID: String?
 
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
@@ -64,12 +69,13 @@ public struct ServerSentEventParser: Sendable {
         try scan(bytes, from: start, into: &events)
     }
 
-    /// Ends the stream: a pending event without its blank line is discarded. The last event ID and
-    /// the reconnection time stay (a reconnection carries them on).
+    /// Ends the stream: a pending event without its blank line is discarded, with its data, type and
+    /// id. The last event ID and the reconnection time stay (a reconnection carries them on).
     public mutating func finish() {
         line = []
         data = []
         eventType = nil
+        pendingID = nil
         afterCR = false
         isPastStart = false
         startBytes = []
@@ -138,7 +144,7 @@ public struct ServerSentEventParser: Sendable {
         case .event:
             eventType = Array(value)
         case .id:
-            if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+            if !value.contains(0) { pendingID = String(decoding: value, as: UTF8.self) }
         case .retry:
             if !value.isEmpty, value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
                 // More digits than a 64-bit count holds is still a (very long) wait.
@@ -153,6 +159,11 @@ public struct ServerSentEventParser: Sendable {
 
     private mutating func dispatch(into events: inout [ServerSentEvent]) {
         defer { eventType = nil }
+        // The id counts once its event ends, with data or without (WHATWG, "dispatch the event").
+        if let pendingID {
+            lastEventID = pendingID
+            self.pendingID = nil
+        }
         guard !data.isEmpty else { return }
         data.removeLast()
         let type = eventType.map { String(decoding: $0, as: UTF8.self) }

@@ -128,6 +128,31 @@ struct ServerSentEventParserTests {
         #expect(try parse("data: kept\n\ndata: lost", delivery).events == [ServerSentEvent(data: "kept")])
     }
 
+    @Test(
+        "an id becomes the last event ID when its event is dispatched, not when read; a cut event's id is dropped",
+        arguments: Delivery.allCases)
+    func idAtDispatch(delivery: Delivery) throws {
+        // The stream drops after event 3's id and some of its data: a reconnection must ask from 2.
+        let (events, parser) = try parse("id: 1\ndata: one\n\nid: 2\ndata: two\n\nid: 3\ndata: thr", delivery)
+        #expect(events.map(\.id) == ["1", "2"])
+        #expect(parser.lastEventID == "2")
+        // An id with a blank line and no data is dispatched (the spec sets the ID before it drops the
+        // empty event).
+        #expect(try parse("id: 7\n\n", delivery).parser.lastEventID == "7")
+        #expect(try parse("data: x\nid: 8\n", delivery).parser.lastEventID == "")
+    }
+
+    @Test("after a drop mid-event, the next connection starts clean: no data, type or id carried over")
+    func dropMidEvent() throws {
+        var parser = ServerSentEventParser()
+        var events: [ServerSentEvent] = []
+        try parser.parse(Data("id: 1\ndata: a\n\nevent: special\nid: 2\ndata: partial\n".utf8), into: &events)
+        parser.finish()
+        try parser.parse(Data("data: b\n\n".utf8), into: &events)
+        #expect(events == [ServerSentEvent(data: "a", id: "1"), ServerSentEvent(data: "b", id: "1")])
+        #expect(parser.lastEventID == "1")
+    }
+
     @Test("UTF-8 split across pieces decodes whole; invalid bytes become U+FFFD", arguments: Delivery.allCases)
     func utf8(delivery: Delivery) throws {
         #expect(try parse("data: héllo wörld 🚀\n\n", delivery).events == [ServerSentEvent(data: "héllo wörld 🚀")])
