@@ -75,3 +75,56 @@ struct CurlLatencyTests {
         #expect(ContinuousClock.now - start < .milliseconds(1000))
     }
 }
+
+/// A deadline holds wherever the request waits: libcurl (7.88) does not apply its own timeout while a
+/// transfer waits for a connection to a host at its connection limit, so the loop does.
+@Suite(
+    "CurlTransport deadlines while waiting for a connection", .serialized,
+    .enabled(if: LocalServers.files != nil && LocalServers.httpbin != nil, "start the tests with scripts/test"),
+    .timeLimit(.minutes(2))
+)
+struct ConnectionWaitDeadlineTests {
+    /// Four connections per host, one loop: the fifth request to a host waits in libcurl's queue.
+    private static func transport() -> CurlTransport {
+        CurlTransport(configuration: .init(maximumConnectionsPerHost: 4, loops: 1))
+    }
+
+    @Test("behind streams that hold every connection to the host, a 3 s call fails at 3 s as deadlineExceeded")
+    func behindHeldStreams() async throws {
+        let server = try #require(LocalServers.files)
+        let client = APIClient(baseURL: server, transport: Self.transport())
+        var held: [ResponseStream] = []
+        for _ in 0..<4 {
+            // Never read: each stream keeps its connection, paused, for as long as it lives.
+            held.append(try await client.stream(Request<Data>(path: "chunked/1073741824", query: ["pace": "0.5"])))
+        }
+        let start = ContinuousClock.now
+        let error = await #expect(throws: APIError.self) {
+            try await client.send(Request(path: "peer", timeout: .seconds(3), as: Data.self))
+        }
+        let elapsed = ContinuousClock.now - start
+        // Before: "no byte moved for 60 seconds" (the idle rule) after 60 s.
+        #expect(error?.kind == .transport(.deadlineExceeded), "\(String(describing: error))")
+        #expect(elapsed >= .milliseconds(2900) && elapsed < .milliseconds(4500), "\(elapsed)")
+        for stream in held { stream.cancel() }
+    }
+
+    @Test("behind slow calls that hold every connection to the host, a 3 s call fails at 3 s as deadlineExceeded")
+    func behindSlowCalls() async throws {
+        let server = try #require(LocalServers.httpbin)
+        let client = APIClient(baseURL: server, transport: Self.transport())
+        let slow = (0..<4).map { _ in
+            Task { try await client.send(Request(path: "delay/8", timeout: .seconds(30), as: Data.self)) }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let start = ContinuousClock.now
+        let error = await #expect(throws: APIError.self) {
+            try await client.send(Request(path: "get", timeout: .seconds(3), as: Data.self))
+        }
+        let elapsed = ContinuousClock.now - start
+        // Before: it failed only once a slow call freed its connection (8 s here; 29.7 s behind 16).
+        #expect(error?.kind == .transport(.deadlineExceeded), "\(String(describing: error))")
+        #expect(elapsed >= .milliseconds(2900) && elapsed < .milliseconds(4500), "\(elapsed)")
+        for call in slow { call.cancel() }
+    }
+}

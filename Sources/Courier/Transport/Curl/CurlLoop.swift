@@ -292,9 +292,10 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     /// Fails transfers silent for longer than their idle timeout (the request's, else the
-    /// transport's; a transfer paused for its consumer is not silent) and waiting transfers whose
-    /// deadline passed; returns how long the loop may sleep before the next one could expire (at
-    /// most one second).
+    /// transport's; a transfer paused for its consumer is not silent), transfers whose deadline
+    /// passed wherever they are (libcurl does not apply its own timeout to a transfer waiting for a
+    /// connection to a host at its limit), and waiting transfers whose deadline passed; returns how
+    /// long the loop may sleep before the next one could expire (at most one second).
     private func expireTransfers() -> Int32 {
         let now = ContinuousClock.now
         var earliest = Duration.seconds(1)
@@ -303,23 +304,26 @@ final class CurlLoop: @unchecked Sendable {
             earliest = min(earliest, max(nextWaitingSweep - now, .milliseconds(1)))
         }
         guard !running.isEmpty else { return Self.milliseconds(earliest) }
-        var expired: [OpaquePointer] = []
+        var expired: [(easy: OpaquePointer, isPastDeadline: Bool)] = []
         for (easy, entry) in running {
-            if entry.transfer.movedSinceLastLook || entry.transfer.isPaused {
-                entry.transfer.movedSinceLastLook = false
-                entry.transfer.lastActivity = now
+            let transfer = entry.transfer
+            if transfer.movedSinceLastLook || transfer.isPaused {
+                transfer.movedSinceLastLook = false
+                transfer.lastActivity = now
             }
-            let left = entry.transfer.lastActivity + entry.transfer.idleTimeout - now
-            if left <= .zero {
-                expired.append(easy)
-            } else if left < earliest {
-                earliest = left
+            let idleLeft = transfer.lastActivity + transfer.idleTimeout - now
+            let deadlineLeft = transfer.deadline - now
+            if deadlineLeft <= .zero || idleLeft <= .zero {
+                expired.append((easy, deadlineLeft <= .zero))
+            } else {
+                earliest = min(earliest, idleLeft, deadlineLeft)
             }
         }
-        for easy in expired {
+        for (easy, isPastDeadline) in expired {
             guard let entry = running[easy] else { continue }
             detach(easy)
-            entry.transfer.finish(.failure(entry.transfer.idleFailure()))
+            entry.transfer.finish(
+                .failure(isPastDeadline ? entry.transfer.deadlineFailure() : entry.transfer.idleFailure()))
         }
         return Self.milliseconds(earliest)
     }
