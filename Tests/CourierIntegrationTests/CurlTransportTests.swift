@@ -2,6 +2,12 @@ import Courier
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 @Suite(
     "CurlTransport against the fault server",
     .enabled(if: LocalServers.faults != nil, "start the tests with scripts/test"), .timeLimit(.minutes(1))
@@ -50,6 +56,35 @@ struct CurlTransportTests {
 
         #expect(first == "first")
         #expect(second == "first")
+    }
+
+    @Test("a body file that is a named pipe is refused at once and never holds up the loop's other calls")
+    func namedPipeBody() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pipe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pipe = folder.appendingPathComponent("body")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        let client = APIClient(
+            baseURL: try #require(LocalServers.httpbin), transport: CurlTransport(configuration: .init(loops: 1)))
+        let upload = Task {
+            try await client.send(
+                Request(method: .post, path: "post", body: .file(pipe), timeout: .seconds(2), as: Data.self))
+        }
+        let unrelated = Task { try await client.send(Request(path: "get", timeout: .seconds(5), as: Data.self)) }
+        // A writer, late, so that a loop blocked in open() (as it once was) comes back and the test ends.
+        let writer = Task.detached {
+            try await Task.sleep(for: .seconds(8))
+            let handle = FileHandle(forWritingAtPath: pipe.path)
+            try handle?.write(contentsOf: Data("late".utf8))
+            try handle?.close()
+        }
+        defer { writer.cancel() }
+        let error = await #expect(throws: APIError.self) { try await upload.value }
+        #expect(error?.kind == .invalidRequest)
+        #expect(error?.message.contains("not a regular file") == true, "\(String(describing: error))")
+        // Before: the loop thread waited in open() for a writer; this call failed its deadline.
+        #expect(try await unrelated.value.isEmpty == false)
     }
 
     @Test("a method of one's own is sent as written", arguments: TransportKind.allCases)

@@ -8,6 +8,11 @@ public enum HTTPBody: Sendable, Hashable {
     /// Bytes in memory.
     case data(Data)
     /// The contents of a file on disk, read while sending.
+    ///
+    /// It must be a regular file, named by its own path (not a symbolic link, a named pipe or a
+    /// device): anything else fails with ``APIError/Kind/invalidRequest`` before any I/O. Its size
+    /// when the transport opens it is announced as `Content-Length`; a file that changes size while
+    /// it is sent fails the call, and no byte past the announced length is ever sent.
     case file(URL)
 
     /// The body's length in bytes, when it can be known (a file that cannot be read has none).

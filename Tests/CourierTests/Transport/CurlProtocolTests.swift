@@ -18,7 +18,7 @@ struct CurlProtocolTests {
         defer { loop.shutdown() }
 
         for url in [file, try #require(URL(string: "dict://127.0.0.1:9/d:courier"))] {
-            let transfer = CurlTransfer(
+            let transfer = try CurlTransfer(
                 request: HTTPRequest(url: url), budget: .seconds(5), configuration: configuration, consumer: nil)
             let outcome = await Result {
                 try await withUnsafeThrowingContinuation { continuation in

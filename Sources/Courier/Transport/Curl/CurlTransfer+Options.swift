@@ -92,7 +92,7 @@ extension CurlTransfer {
         for option in [CCURLOPT_HEADERDATA, CCURLOPT_WRITEDATA, CCURLOPT_READDATA, CCURLOPT_SEEKDATA] {
             check(ccurl_easy_setopt_pointer(easy, Int32(option), context))
         }
-        try configureMethodAndBody(easy, check: check)
+        configureMethodAndBody(easy, check: check)
         check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_HTTPHEADER), UnsafeRawPointer(headerList)))
         if failed {
             throw APIError(.transport(.other), message: "libcurl refused an option for this request", request: request)
@@ -100,12 +100,10 @@ extension CurlTransfer {
     }
 
     /// The method and body; each option is set either way, as the handle keeps the last request's.
-    private func configureMethodAndBody(_ easy: OpaquePointer, check: (Int32) -> Void) throws {
+    private func configureMethodAndBody(_ easy: OpaquePointer, check: (Int32) -> Void) {
         let method = request.method
-        let sendsBody = request.body != nil || [.post, .put, .patch].contains(method)
-        if sendsBody {
-            let upload = try CurlUpload(request.body, request: request)
-            self.upload = upload
+        let sendsBody = upload != nil
+        if let upload {
             // UPLOAD streams the body through the read callback with its Content-Length; the
             // method is then whatever CUSTOMREQUEST says.
             check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_NOBODY), 0))

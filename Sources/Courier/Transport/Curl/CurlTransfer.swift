@@ -88,10 +88,18 @@ final class CurlTransfer: @unchecked Sendable {
     }
     private let outcome = Locked(Outcome.waiting)
 
+    /// Makes the transfer on the caller's task, where its body file (if any) is opened and checked:
+    /// nothing that may block reaches the loop thread.
+    ///
+    /// - Throws: ``APIError`` when the body file cannot be sent.
     init(
         request: HTTPRequest, budget: Duration, configuration: CurlTransport.Configuration,
         consumer: (any ResponseBodyConsumer)?, uploadMeter: UploadMeter? = nil
-    ) {
+    ) throws {
+        // POST, PUT and PATCH always go in upload mode, with an empty body when they have none.
+        if request.body != nil || [.post, .put, .patch].contains(request.method) {
+            upload = try CurlUpload(request.body, request: request)
+        }
         self.request = request
         idleTimeout = request.idleTimeout ?? configuration.idleTimeout
         self.uploadMeter = uploadMeter

@@ -185,7 +185,7 @@ public final class CurlTransport: HTTPStreamingTransport {
         let uploadMeter = UploadMeter.current
         return try await RedirectLoop.send(request, policy: configuration.redirects, timeout: timeout) {
             current, deadline in
-            let transfer = CurlTransfer(
+            let transfer = try CurlTransfer(
                 request: current, budget: deadline - ContinuousClock.now, configuration: configuration,
                 consumer: consumer, uploadMeter: current.body == nil ? nil : uploadMeter)
             let delivery = try await withTaskCancellationHandler {
