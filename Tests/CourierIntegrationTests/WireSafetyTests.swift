@@ -79,18 +79,26 @@ struct WireSafetyTests {
         #expect(try await count(key) == 0)
     }
 
-    @Test("a header value with CR/LF is refused by a transport called directly", arguments: TransportKind.allCases)
+    @Test(
+        "a header value with CR/LF or another control character, or a Transfer-Encoding, is refused by a transport called directly",
+        arguments: TransportKind.allCases)
     func headerInjection(kind: TransportKind) async throws {
-        let key = "crlf-\(UUID())"
-        let url = try #require(LocalServers.faults).appending(path: "echo").appending(queryItems: [
-            .init(name: "key", value: key)
-        ])
-        let request = HTTPRequest(url: url, headers: ["X-Note": "a\r\nX-Injected: yes"])
+        let headers: [HTTPHeaders] = [
+            ["X-Note": "a\r\nX-Injected: yes"], ["X-Note": "bell\u{7}"], ["X-Note": "vt\u{B}"], ["X-Note": "del\u{7F}"],
+            ["Last-Event-ID": "4\u{1}"], ["Transfer-Encoding": "chunked"],
+        ]
+        for header in headers {
+            let key = "crlf-\(UUID())"
+            let url = try #require(LocalServers.faults).appending(path: "echo").appending(queryItems: [
+                .init(name: "key", value: key)
+            ])
+            let request = HTTPRequest(url: url, headers: header)
 
-        let error = await #expect(throws: APIError.self) { try await kind.make().send(request) }
+            let error = await #expect(throws: APIError.self, "\(header)") { try await kind.make().send(request) }
 
-        #expect(error?.kind == .invalidRequest)
-        #expect(try await count(key) == 0)
+            #expect(error?.kind == .invalidRequest, "\(header)")
+            #expect(try await count(key) == 0, "\(header) went out")
+        }
     }
 
     @Test(

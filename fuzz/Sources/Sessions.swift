@@ -3,7 +3,7 @@ import Foundation
 @testable import Courier
 
 /// Server-Sent Events: the same events whatever the piece boundaries (whole, byte at a time, cut
-/// where the fuzzer says).
+/// where the fuzzer says), and no id that a reconnection could not send back as a header value.
 let serverSentEventsTarget = FuzzTarget(name: "sse") { input in
     guard let cut = input.first else { return }
     let bytes = Array(input.dropFirst())
@@ -13,6 +13,10 @@ let serverSentEventsTarget = FuzzTarget(name: "sse") { input in
         for piece in pieces {
             do { try parser.parse(Data(piece), into: &events) } catch { return nil }
         }
+        for id in events.compactMap(\.id) + [parser.lastEventID]
+        where id.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+            violated("sse: id", "an id with a control character: \(id.debugDescription)")
+        }
         return events
     }
     let split = min(bytes.count, Int(cut))
@@ -20,7 +24,9 @@ let serverSentEventsTarget = FuzzTarget(name: "sse") { input in
     let halves = events([Array(bytes[..<split]), Array(bytes[split...])])
     let single = events(bytes.map { [$0] })
     if whole != halves || whole != single {
-        violated("sse: pieces", "\(String(describing: whole)) vs \(String(describing: halves)) vs \(String(describing: single))")
+        violated(
+            "sse: pieces",
+            "\(String(describing: whole)) vs \(String(describing: halves)) vs \(String(describing: single))")
     }
 }
 
@@ -37,7 +43,8 @@ let cookieTarget = FuzzTarget(name: "cookie") { input in
     jar.store(from: HTTPResponse(status: .ok, headers: [.setCookie: value]), for: url)
     for cookie in jar.allCookies {
         let text = cookie.name + cookie.value
-        if cookie.name.isEmpty || text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F })
+        if cookie.name.isEmpty
+            || text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F })
             || text.utf8.count > 256
         {
             violated("cookie: stored safely", "\(cookie)")
@@ -64,7 +71,9 @@ let linesTarget = FuzzTarget(name: "lines") { input in
         return lines
     }
     let split = min(bytes.count, Int(cut))
-    if lines([bytes]) != lines([Array(bytes[..<split]), Array(bytes[split...])]) || lines([bytes]) != lines(bytes.map { [$0] }) {
+    if lines([bytes]) != lines([Array(bytes[..<split]), Array(bytes[split...])])
+        || lines([bytes]) != lines(bytes.map { [$0] })
+    {
         violated("lines: pieces")
     }
 }

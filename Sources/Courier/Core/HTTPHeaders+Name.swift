@@ -104,6 +104,8 @@ extension HTTPHeaders {
         public static let retryAfter: Name = "Retry-After"
         /// `Set-Cookie`
         public static let setCookie: Name = "Set-Cookie"
+        /// `Transfer-Encoding`: the transport's to set on a request (a caller's is refused).
+        public static let transferEncoding: Name = "Transfer-Encoding"
         /// `User-Agent`
         public static let userAgent: Name = "User-Agent"
         /// `WWW-Authenticate`

@@ -10,8 +10,11 @@
 /// ```
 ///
 /// Headers are validated when a request is sent, not when they are built: a name that is not a token,
-/// or a value containing CR, LF or NUL, fails the request with ``APIError/Kind/invalidRequest`` before
-/// any I/O (so a header can never smuggle a second header or request).
+/// a value with a control character (anything below U+0020 but tab, and DEL: RFC 9110 §5.5 allows
+/// visible characters, spaces, tabs and bytes of 0x80 and up), or a `Transfer-Encoding` (framing is the
+/// transport's to choose), fails the request with ``APIError/Kind/invalidRequest`` before any I/O (so
+/// a header can never smuggle a second header or request). A `Content-Length` of the caller's is
+/// replaced by the transport's own.
 public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, RandomAccessCollection,
     CustomStringConvertible
 {
@@ -134,8 +137,12 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, R
                 return (field, "its name is not a valid HTTP token")
             }
             var value = field.value
-            if value.withUTF8({ $0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }) {
-                return (field, "its value contains CR, LF or NUL")
+            // Control characters: below 0x20 but tab, and DEL.
+            if value.withUTF8({ $0.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F } }) {
+                return (field, "its value contains a control character (CR, LF, NUL or another below U+0020, or DEL)")
+            }
+            if field.name == .transferEncoding {
+                return (field, "the transport frames the body itself (it sets Content-Length or chunked encoding)")
             }
         }
         return nil

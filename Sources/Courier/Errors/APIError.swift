@@ -25,8 +25,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// Where and why the call failed.
     public enum Kind: Sendable, Hashable {
         /// The request could not be built or is unsafe to send: a bad URL, path or method, a header
-        /// with CR, LF or NUL, a body that failed to encode. Nothing was sent. Also a stream read by
-        /// two readers at once (the second is refused).
+        /// with a control character, a `Transfer-Encoding` of the caller's, a body that failed to
+        /// encode or a body file that cannot be sent. Nothing was sent. Also a stream read by two
+        /// readers at once (the second is refused).
         case invalidRequest
         /// The exchange failed before a complete response arrived.
         case transport(TransportFailure)

@@ -3,7 +3,9 @@ import Foundation
 /// Reads a `text/event-stream` as the WHATWG HTML specification's event-stream interpretation does,
 /// piece by piece, whatever the boundaries: a leading BOM skipped; CR, LF and CRLF line ends (a
 /// CRLF split between pieces included); `:` comments; `event`, `data` (lines joined with LF), `id`
-/// (ignored when it contains NUL; it becomes the last event ID when its event is dispatched, and
+/// (ignored when it contains NUL, as the specification says, or another control character that an
+/// HTTP header cannot carry back as `Last-Event-ID`; it becomes the last event ID when its event is
+/// dispatched, and
 /// persists from event to event), `retry` (digits only); other fields ignored; a blank line
 /// dispatches the event, and an event without data is dropped. A last event not followed by a blank
 /// line is discarded at the end of the stream, its `id` with it.
@@ -144,7 +146,10 @@ public struct ServerSentEventParser: Sendable {
         case .event:
             eventType = Array(value)
         case .id:
-            if !value.contains(0) { pendingID = String(decoding: value, as: UTF8.self) }
+            // NUL (the specification) and the other controls a header value cannot hold (RFC 9110).
+            if !value.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+                pendingID = String(decoding: value, as: UTF8.self)
+            }
         case .retry:
             if !value.isEmpty, value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
                 // More digits than a 64-bit count holds is still a (very long) wait.

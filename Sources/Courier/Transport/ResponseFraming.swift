@@ -21,9 +21,8 @@ enum ResponseFraming {
         }
         var lengths: [Int] = []
         for value in values {
-            for part in value.utf8.split(separator: UInt8(ascii: ",")) {
-                let digits = part.drop { $0 == UInt8(ascii: " ") }.prefix { $0 != UInt8(ascii: " ") }
-                guard let length = Int(Substring(digits)), length >= 0 else {
+            for part in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+                guard let length = Self.length(part) else {
                     return "the response's Content-Length \"\(value)\" is not a number"
                 }
                 if !lengths.contains(length) { lengths.append(length) }
@@ -32,6 +31,23 @@ enum ResponseFraming {
         guard lengths.count > 1 else { return nil }
         return
             "the response has conflicting Content-Length values (\(lengths.map(String.init).joined(separator: ", ")))"
+    }
+
+    /// One length of a Content-Length list: ASCII digits only (RFC 9110 §8.6: no sign, no blank
+    /// inside), with blanks around; `nil` when it is not that or does not fit an `Int`.
+    private static func length(_ part: Substring.UTF8View) -> Int? {
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = part.firstIndex(where: { !isBlank($0) }), let last = part.lastIndex(where: { !isBlank($0) })
+        else { return nil }
+        var length = 0
+        for byte in part[first...last] {
+            guard byte &- UInt8(ascii: "0") < 10 else { return nil }
+            let (times, overflowed) = length.multipliedReportingOverflow(by: 10)
+            let (sum, overflowedAgain) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflowed, !overflowedAgain else { return nil }
+            length = sum
+        }
+        return length
     }
 
     /// The error of a body larger than `limit` bytes (after decompression).

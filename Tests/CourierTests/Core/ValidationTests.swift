@@ -6,10 +6,12 @@ import Testing
 @Suite("Validation before I/O")
 struct ValidationTests {
     @Test(
-        "header names and values with CR, LF or NUL are refused",
+        "header names and values with CR, LF, NUL or another control character are refused, and framing headers",
         arguments: [
             ("X-Ok", "a\r\nX-Injected: 1"), ("X-Ok", "line\nbreak"), ("X-Ok", "nul\u{0}byte"), ("X-Bad\r\nName", "v"),
-            ("Bad Name", "v"), ("", "v"), ("X-Colon:", "v"),
+            ("Bad Name", "v"), ("", "v"), ("X-Colon:", "v"), ("X-Ok", "start\u{1}"), ("X-Ok", "vertical\u{B}tab"),
+            ("X-Ok", "del\u{7F}"), ("X-Ok", "escape\u{1B}[31m"), ("X-Ok", "\u{1F}"), ("X-Ok", "form\u{C}feed"),
+            ("Last-Event-ID", "7\u{1}"), ("Transfer-Encoding", "chunked"), ("transfer-encoding", "gzip, chunked"),
         ])
     func badHeaders(name: String, value: String) async throws {
         let transport = StubTransport().on(.get, "*", .text(""))

@@ -104,12 +104,16 @@ struct ServerSentEventParserTests {
         #expect(try parse("event:\ndata: x\n\n", .whole).events == [ServerSentEvent(data: "x")])
     }
 
-    @Test("an id persists from event to event; an empty id resets it; an id with NUL is ignored")
+    @Test(
+        "an id persists from event to event; an empty id resets it; an id with NUL, or another control a header cannot carry, is ignored"
+    )
     func ids() throws {
         let text = "id: 1\ndata: a\n\ndata: b\n\nid: 2\u{0}x\ndata: c\n\nid\ndata: d\n\n"
         let (events, parser) = try parse(text, .byteAtATime)
         #expect(events.map(\.id) == ["1", "1", "1", nil])
         #expect(parser.lastEventID == "")
+        let controls = "id: 1\tone\ndata: a\n\nid: 2\u{1}\ndata: b\n\nid: 3\u{7F}\ndata: c\n\nid: 4\u{B}\ndata: d\n\n"
+        #expect(try parse(controls, .whole).events.map(\.id) == ["1\tone", "1\tone", "1\tone", "1\tone"])
     }
 
     @Test("retry takes digits only, and sets the reconnection time even without an event")

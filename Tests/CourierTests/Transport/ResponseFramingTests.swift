@@ -11,6 +11,10 @@ struct ResponseFramingTests {
             ([String](), true), (["999999999999999999"], true),
             (["-1"], false), (["4x"], false), (["42, 43"], false), (["42", "43"], false),
             (["99999999999999999999"], false), (["9223372036854775808"], false),
+            // RFC 9110 §8.6: digits only; Int(_:) would take a sign.
+            (["+42"], false), (["-0"], false), (["+0"], false), (["42, +42"], false), (["4 2"], false),
+            ([""], false), (["42,"], false), ([","], false), (["0x2A"], false), (["\t42\t"], true),
+            (["9223372036854775807"], true), (["٤٢"], false),
         ])
     func framing(values: [String], frames: Bool) {
         var headers = HTTPHeaders()
