@@ -41,6 +41,16 @@ enum CurlFailure {
         }
     }
 
+    /// The error of a transfer whose proxy refused to open the tunnel (its answer to `CONNECT`, which
+    /// libcurl reports as a receive error, was not 2xx); `nil` when no `CONNECT` was refused.
+    static func proxyRefusal(of easy: OpaquePointer, request: HTTPRequest) -> APIError? {
+        var status = 0
+        guard ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_HTTP_CONNECTCODE), &status) == 0, status >= 300 else {
+            return nil
+        }
+        return ProxyRefusal.error(status: status, request: request)
+    }
+
     /// libcurl's short description of a result code.
     static func describe(_ code: Int32) -> String {
         String(cString: ccurl_easy_strerror(code))
