@@ -21,7 +21,9 @@ answered 407, so a test can count how often a client came back. It stops by itse
 """
 import base64
 import json
+import os
 import select
+import signal
 import socket
 import threading
 
@@ -135,8 +137,12 @@ def main():
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)
+    # Started from a Dispatch thread, the process inherits its blocked signals: without this the
+    # SIGTERM of the test that started it never arrives.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     print(f"Listening at: http://127.0.0.1:{listener.getsockname()[1]}", flush=True)
-    threading.Timer(arguments.lifetime, lambda: listener.close()).start()
+    # Closing the listener from another thread does not wake accept(): end the process instead.
+    threading.Timer(arguments.lifetime, lambda: os._exit(0)).start()
     while True:
         try:
             connection, _ = listener.accept()
