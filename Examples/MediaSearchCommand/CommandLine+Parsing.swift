@@ -16,6 +16,8 @@ struct Invocation: Equatable {
     var json = false
     var offline = false
     var verbose = false
+    /// Whether a credential may go over plain HTTP to a host that is not loopback.
+    var allowsInsecureHTTP = false
 }
 
 /// A command line that cannot be run: the message, and the help topic to show with it.
@@ -46,7 +48,7 @@ enum CommandLineParser {
             }
             let (name, inlineValue) = split(argument)
             switch name {
-            case "--json", "--offline", "--verbose", "-v", "--help", "-h":
+            case "--json", "--offline", "--verbose", "-v", "--help", "-h", "--allow-insecure-http":
                 guard inlineValue == nil else {
                     throw UsageError(message: "\(name) takes no value", topic: words.first)
                 }
@@ -77,7 +79,7 @@ enum CommandLineParser {
             : try makeCommand(name, arguments: Array(words.dropFirst()), options: options)
         return Invocation(
             command: command, json: flags.contains("--json"), offline: flags.contains("--offline"),
-            verbose: flags.contains("--verbose")
+            verbose: flags.contains("--verbose"), allowsInsecureHTTP: flags.contains("--allow-insecure-http")
         )
     }
 

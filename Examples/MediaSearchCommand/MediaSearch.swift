@@ -20,7 +20,8 @@ public enum MediaSearch {
     ///   - arguments: The arguments, without the program name.
     ///   - environment: Read for `TMDB_API_KEY`, `TMDB_ACCESS_TOKEN`, and the base URLs
     ///     `MEDIASEARCH_ITUNES_URL`, `MEDIASEARCH_TMDB_URL` and `MEDIASEARCH_IMAGE_URL` (a mirror or a
-    ///     local server instead of the live services; `--offline` ignores them).
+    ///     local server instead of the live services; `--offline` ignores them). A plain-HTTP TMDB URL
+    ///     must name this machine unless `--allow-insecure-http` is given: the key travels with each call.
     ///   - console: Where to print.
     ///   - transport: The transport for live requests; `--offline` always uses the samples.
     /// - Returns: 0, 1 or 64.
@@ -44,6 +45,10 @@ public enum MediaSearch {
         let urls: ServiceURLs
         do {
             urls = invocation.offline ? ServiceURLs() : try ServiceURLs(environment: environment)
+            // Before any client is made: a TMDB call carries the key.
+            if invocation.command.isTMDB {
+                try urls.checkCredentialTransport(allowsInsecureHTTP: invocation.allowsInsecureHTTP)
+            }
         } catch let error as UsageError {
             console.writeError("mediasearch: \(error.message)\n")
             return usageError

@@ -18,6 +18,8 @@ enum Usage {
           --offline   answer from sample responses bundled with the program (no network, no key)
           --json      print machine-readable JSON instead of a table
           --verbose   log each request (secrets redacted) with its timing to standard error
+          --allow-insecure-http
+                      let the TMDB key go over plain http to a host other than this machine
           --help      show help for a command
 
         Environment:
@@ -26,7 +28,8 @@ enum Usage {
           MEDIASEARCH_TMDB_URL     TMDB's API (https://api.themoviedb.org/3 by default)
           MEDIASEARCH_IMAGE_URL    TMDB's images (https://image.tmdb.org/t/p/ by default)
           The three URLs point mediasearch at a mirror, a proxy or a local server; --offline
-          ignores them.
+          ignores them. The TMDB key goes with every TMDB call, so a plain http TMDB URL must
+          name this machine (127.0.0.1, ::1 or localhost) unless --allow-insecure-http is given.
 
         Example: mediasearch search "jack johnson" --media music --offline
         """

@@ -91,6 +91,7 @@ CHECK(CCURLE_HTTP3, CURLE_HTTP3);
 CHECK(CCURLE_QUIC_CONNECT_ERROR, CURLE_QUIC_CONNECT_ERROR);
 CHECK(CCURLE_PROXY, CURLE_PROXY);
 CHECK(CCURLE_SSL_CLIENTCERT, CURLE_SSL_CLIENTCERT);
+CHECK(CCURLINFO_HTTP_CONNECTCODE, CURLINFO_HTTP_CONNECTCODE);
 _Static_assert(sizeof(curl_off_t) == sizeof(int64_t), "curl_off_t is not 64 bits");
 #endif
 
@@ -117,6 +118,7 @@ static struct {
     int (*easy_setopt)(ccurl_easy *, int, ...);
     int (*easy_pause)(ccurl_easy *, int);
     const char *(*easy_strerror)(int);
+    int (*easy_getinfo)(ccurl_easy *, int, ...);
     ccurl_slist *(*slist_append)(ccurl_slist *, const char *);
     void (*slist_free_all)(ccurl_slist *);
     ccurl_multi *(*multi_init)(void);
@@ -172,6 +174,7 @@ static void load(void) {
     RESOLVE(easy_setopt, "curl_easy_setopt");
     RESOLVE(easy_pause, "curl_easy_pause");
     RESOLVE(easy_strerror, "curl_easy_strerror");
+    RESOLVE(easy_getinfo, "curl_easy_getinfo");
     RESOLVE(slist_append, "curl_slist_append");
     RESOLVE(slist_free_all, "curl_slist_free_all");
     RESOLVE(multi_init, "curl_multi_init");
@@ -230,6 +233,10 @@ int ccurl_easy_setopt_seek_callback(ccurl_easy *easy, ccurl_seek_callback callba
 int ccurl_easy_pause(ccurl_easy *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
 
 const char *ccurl_easy_strerror(int code) { return curl.easy_strerror(code); }
+
+int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value) {
+    return curl.easy_getinfo(easy, info, value);
+}
 
 ccurl_slist *ccurl_slist_append(ccurl_slist *list, const char *line) { return curl.slist_append(list, line); }
 void ccurl_slist_free_all(ccurl_slist *list) { curl.slist_free_all(list); }

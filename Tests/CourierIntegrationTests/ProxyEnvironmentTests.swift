@@ -42,4 +42,65 @@ struct ProxyEnvironmentTests {
 
         #expect(head.hasPrefix("GET /echo HTTP/1.1"), "\(head)")
     }
+
+    @Test(
+        "https_proxy with a password the proxy refuses: proxyAuthenticationRequired, sent once, the password nowhere",
+        arguments: TransportKind.defaults)
+    func connectRefused(kind: TransportKind) async throws {
+        let password = "SENTINEL-env-proxy-\(UUID().uuidString.prefix(8))"
+        let proxy = try await ProxyAuthenticationTests.proxy()
+        let proxyURL = try ProxyAuthenticationTests.url(of: proxy, password: password)
+        setenv("https_proxy", proxyURL.absoluteString, 1)
+        defer { unsetenv("https_proxy") }
+        let log = LogLines()
+        let client = APIClient(
+            baseURL: URL(string: "https://courier-proxied.invalid")!, transport: kind.make(),
+            middlewares: [
+                ProxyAuthenticationTests.retry, LoggingMiddleware(sink: log, configuration: .init(logsHeaders: true)),
+            ])
+
+        let thrown = await #expect(throws: APIError.self) {
+            try await client.send(.get("status/200", as: Data.self))
+        }
+        unsetenv("https_proxy")  // before the proxy is asked for its counts
+
+        let error = try #require(thrown)
+        #expect(error.kind == .transport(.proxyAuthenticationRequired), "\(error)")
+        #expect(error.status?.code == 407)
+        let refused = try await ProxyAuthenticationTests.refused(proxy)
+        #expect(refused == 1, "the refused CONNECT was sent again: the proxy refused \(refused) requests")
+        for text in ProxyAuthenticationTests.everythingShown(error, log: log) {
+            #expect(!text.contains(password), "\(text)")
+        }
+    }
+
+    @Test(
+        "http_proxy answering 407 to a plain-HTTP request: the proxy's status, sent once, the password nowhere",
+        arguments: TransportKind.defaults)
+    func plainHTTPRefused(kind: TransportKind) async throws {
+        let password = "SENTINEL-env-proxy-\(UUID().uuidString.prefix(8))"
+        let proxy = try await ProxyAuthenticationTests.proxy()
+        let proxyURL = try ProxyAuthenticationTests.url(of: proxy, password: password)
+        setenv("http_proxy", proxyURL.absoluteString, 1)
+        defer { unsetenv("http_proxy") }
+        let log = LogLines()
+        let client = APIClient(
+            baseURL: URL(string: "http://courier-proxied.invalid")!, transport: kind.make(),
+            middlewares: [
+                ProxyAuthenticationTests.retry, LoggingMiddleware(sink: log, configuration: .init(logsHeaders: true)),
+            ])
+
+        let thrown = await #expect(throws: APIError.self) {
+            try await client.send(.get("status/200", as: Data.self))
+        }
+        unsetenv("http_proxy")  // before the proxy is asked for its counts
+
+        let error = try #require(thrown)
+        #expect(error.kind == .unacceptableStatus(407), "\(error)")
+        let refused = try await ProxyAuthenticationTests.refused(proxy)
+        #expect(refused == 1, "the refused request was sent again: the proxy refused \(refused) requests")
+        for text in ProxyAuthenticationTests.everythingShown(error, log: log) {
+            #expect(!text.contains(password), "\(text)")
+        }
+    }
 }

@@ -60,6 +60,22 @@ struct ProxyTunnelTests {
         #expect(error?.response?.headers["X-Origin"] == "tls")
     }
 
+    @Test("a proxy's 403 to CONNECT is cannotConnect with the proxy's status, never a lost connection")
+    func connectForbidden() async throws {
+        let proxy = try await ScriptServer.start(script: "proxy.py", lifetime: 120)
+        // The proxy tunnels to loopback only: any other host is refused with 403.
+        let transport = CurlTransport(configuration: .init(proxy: proxy.url))
+
+        let error = await #expect(throws: APIError.self) {
+            try await transport.send(HTTPRequest(url: URL(string: "https://courier-proxied.invalid/")!))
+        }
+
+        #expect(error?.kind == .transport(.cannotConnect), "\(String(describing: error))")
+        #expect(error?.status == .forbidden)
+        #expect(error?.message == "the proxy answered CONNECT with 403 Forbidden; nothing reached the origin")
+        #expect(error?.response?.url == nil, "the proxy's URL (and a password in it) must not be carried")
+    }
+
     @Test("a download behind the proxy fails on the origin's 404 and leaves no file")
     func downloadSeesOriginStatus() async throws {
         let origin = try origin()

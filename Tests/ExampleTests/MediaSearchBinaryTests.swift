@@ -88,6 +88,22 @@ struct MediaSearchBinaryTests {
         #expect(error.contains("unknown media kind") && error.contains("Usage: mediasearch search"))
     }
 
+    @Test("a plain-HTTP TMDB URL that is not loopback exits 64 without sending the key, unless allowed")
+    func plainHTTPKeyRefused() async throws {
+        let key = "SENTINEL-tmdb-key-\(UUID().uuidString.prefix(8))"
+        let environment = ["MEDIASEARCH_TMDB_URL": "http://tmdb.example.invalid/3", "TMDB_API_KEY": key]
+
+        let (status, output, error) = try await run(["popular"], environment: environment)
+        let (allowedStatus, _, allowedError) = try await run(
+            ["popular", "--allow-insecure-http"], environment: environment)
+
+        #expect(status == 64 && output.isEmpty)
+        #expect(error.hasPrefix("mediasearch: MEDIASEARCH_TMDB_URL "), "\(error)")
+        #expect(error.contains("--allow-insecure-http") && !error.contains(key), "\(error)")
+        // Allowed, it goes out (and cannot resolve the .invalid host).
+        #expect(allowedStatus == 1 && allowedError.contains("could not reach tmdb.example.invalid"), "\(allowedError)")
+    }
+
     @Test(
         "against the local fake TMDB, a refused key exits 1 with one sentence and no stack trace",
         .enabled(if: MediaServer.url != nil, "start the tests with scripts/test"))

@@ -164,6 +164,82 @@ struct MediaSearchTests {
         #expect(!run.error.contains("s3cr3t-k3y"))
     }
 
+    private static let emptyPopularPage = #"{"page": 1, "results": [], "total_pages": 1, "total_results": 0}"#
+
+    @Test(
+        "a TMDB key is never sent over plain HTTP to a host that is not loopback: exit 64 before any request",
+        arguments: [
+            (["popular"], "http://example.invalid/3"), (["movie", "27205"], "http://10.255.255.1/3"),
+            (["poster", "27205"], "HTTP://API.EXAMPLE.INVALID/3"), (["popular"], "http://127.0.0.1.example.invalid/3"),
+            (["popular"], "http://localhost.example.invalid/3"), (["popular"], "http://[::ffff:10.0.0.1]/3"),
+        ])
+    func plainHTTPKeyRefused(arguments: [String], url: String) async {
+        let key = "SENTINEL-tmdb-key-\(UUID().uuidString.prefix(8))"
+        let transport = StubTransport()
+
+        let run = await runMediaSearch(
+            arguments, environment: ["TMDB_API_KEY": key, "MEDIASEARCH_TMDB_URL": url], transport: transport)
+
+        #expect(run.status == 64, "\(run.error)")
+        #expect(run.error.hasPrefix("mediasearch: MEDIASEARCH_TMDB_URL "), "\(run.error)")
+        #expect(run.error.contains("--allow-insecure-http"), "\(run.error)")
+        #expect(!run.error.contains(key))
+        #expect(transport.requests.isEmpty, "a request went out: \(transport.requests)")
+    }
+
+    @Test(
+        "a TMDB key goes over HTTPS anywhere, and over plain HTTP to loopback",
+        arguments: [
+            "https://tmdb.example.com/3", "http://127.0.0.1:8080/3", "http://127.9.8.7/3", "http://localhost:8080/3",
+            "http://LOCALHOST/3", "http://[::1]:8080/3",
+        ])
+    func keySentToSafeURL(url: String) async throws {
+        let transport = StubTransport().on(.get, "*", .json(Self.emptyPopularPage))
+
+        let run = await runMediaSearch(
+            ["popular"], environment: ["TMDB_API_KEY": "k3y", "MEDIASEARCH_TMDB_URL": url], transport: transport)
+
+        #expect(run.status == 0, "\(run.error)")
+        let request = try #require(transport.requests.first)
+        #expect(request.url.host?.lowercased() == URL(string: url)?.host?.lowercased())
+        #expect(request.url.query?.contains("api_key=k3y") == true)
+    }
+
+    @Test("--allow-insecure-http sends the key over plain HTTP to any host, as asked")
+    func allowInsecureHTTP() async throws {
+        let transport = StubTransport().on(.get, "*", .json(Self.emptyPopularPage))
+
+        let run = await runMediaSearch(
+            ["popular", "--allow-insecure-http"],
+            environment: ["TMDB_API_KEY": "k3y", "MEDIASEARCH_TMDB_URL": "http://tmdb-mirror.example.invalid/3"],
+            transport: transport)
+
+        #expect(run.status == 0, "\(run.error)")
+        let request = try #require(transport.requests.first)
+        #expect(request.url.absoluteString.hasPrefix("http://tmdb-mirror.example.invalid/3/movie/popular?"))
+        #expect(request.url.query?.contains("api_key=k3y") == true)
+    }
+
+    @Test("iTunes carries no key: a plain-HTTP iTunes URL needs no flag")
+    func plainHTTPWithoutKey() async throws {
+        let transport = StubTransport().on(.get, "*", .json(#"{"resultCount": 0, "results": []}"#))
+
+        let run = await runMediaSearch(
+            ["search", "x"], environment: ["MEDIASEARCH_ITUNES_URL": "http://itunes-mirror.example.invalid"],
+            transport: transport)
+
+        #expect(run.status == 0, "\(run.error)")
+        #expect(transport.requests.first?.url.host == "itunes-mirror.example.invalid")
+    }
+
+    @Test("--help explains when plain HTTP may carry the key")
+    func helpMentionsInsecureHTTP() async {
+        let run = await runMediaSearch(["--help"])
+
+        #expect(run.output.contains("--allow-insecure-http"))
+        #expect(run.output.contains("127.0.0.1"))
+    }
+
     @Test("an offline term without samples says which terms have them")
     func unknownOfflineTerm() async {
         let run = await runMediaSearch(["search", "zzz", "--media", "music", "--offline"])

@@ -2,23 +2,38 @@
 """An HTTP proxy on a free 127.0.0.1 port that tunnels HTTPS with CONNECT, for the proxy rows of the
 transport tests (a corporate proxy, as a user behind one meets it).
 
-    proxy.py [--lifetime SECONDS]
+    proxy.py [--credentials USER:PASSWORD] [--lifetime SECONDS]
 
 `CONNECT host:port` to a 127.0.0.1 or localhost port answers `HTTP/1.1 200 Connection established`
 with a proxy header of its own, then relays bytes both ways until either side closes. Any other
-host is refused with 403 (the proxy never reaches past loopback). `GET /tunnels` (sent to the proxy
-as an origin) answers {"tunnels": N}, the tunnels opened so far, so a test can tell a reused tunnel
-from a new one. It stops by itself after --lifetime seconds.
+host is refused with 403 (the proxy never reaches past loopback), and so is a plain-HTTP request in
+absolute form (`GET http://host/path`): this proxy forwards nothing but tunnels.
+
+With --credentials, a proxy that wants a user name and password, as corporate proxies do: a CONNECT
+or an absolute-form request without `Proxy-Authorization: Basic base64(USER:PASSWORD)` is answered
+`407 Proxy Authentication Required` with `Proxy-Authenticate: Basic realm="courier-test-proxy"`,
+before anything else is looked at.
+
+`GET /tunnels` (sent to the proxy as an origin, never refused) answers {"tunnels": N, "refused": M}:
+the tunnels opened so far, so a test can tell a reused tunnel from a new one, and the requests
+answered 407, so a test can count how often a client came back. It stops by itself after
+--lifetime seconds.
 """
+import base64
 import json
+import os
 import select
+import signal
 import socket
 import threading
 
 from common import lifetime_parser
 
 tunnels = 0
+refused = 0
 tunnels_lock = threading.Lock()
+# The `Proxy-Authorization` value a request must carry, or None when the proxy wants none.
+expected_authorization = None
 
 
 def read_head(connection):
@@ -50,6 +65,28 @@ def answer(connection, status, reason, body=b""):
         f"HTTP/1.1 {status} {reason}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
 
 
+def authorized(head):
+    if expected_authorization is None:
+        return True
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"proxy-authorization" and value.strip() == expected_authorization:
+            return True
+    return False
+
+
+def refuse_unauthorized(connection):
+    global refused
+    with tunnels_lock:
+        refused += 1
+    body = b"proxy authentication required"
+    connection.sendall(
+        b"HTTP/1.1 407 Proxy Authentication Required\r\n"
+        b"Proxy-Authenticate: Basic realm=\"courier-test-proxy\"\r\n"
+        b"Content-Type: text/plain\r\n"
+        + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+
+
 def handle(connection):
     global tunnels
     connection.settimeout(120)
@@ -58,10 +95,13 @@ def handle(connection):
         if head is None:
             return
         method, target = head.split(b"\r\n")[0].decode("latin-1").split(" ")[:2]
-        if method == "GET" and target.endswith("/tunnels"):
+        if method == "GET" and target == "/tunnels":
             with tunnels_lock:
-                count = tunnels
-            answer(connection, 200, "OK", json.dumps({"tunnels": count}).encode())
+                counts = {"tunnels": tunnels, "refused": refused}
+            answer(connection, 200, "OK", json.dumps(counts).encode())
+            return
+        if not authorized(head):
+            refuse_unauthorized(connection)
             return
         host, _, port = target.rpartition(":")
         if method != "CONNECT" or host not in ("127.0.0.1", "localhost") or not port.isdigit():
@@ -87,13 +127,22 @@ def handle(connection):
 
 
 def main():
-    arguments = lifetime_parser("A CONNECT proxy for the proxy tests.").parse_args()
+    global expected_authorization
+    parser = lifetime_parser("A CONNECT proxy for the proxy tests.")
+    parser.add_argument("--credentials", help="USER:PASSWORD the proxy wants (407 without them)")
+    arguments = parser.parse_args()
+    if arguments.credentials is not None:
+        expected_authorization = b"Basic " + base64.b64encode(arguments.credentials.encode())
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)
+    # Started from a Dispatch thread, the process inherits its blocked signals: without this the
+    # SIGTERM of the test that started it never arrives.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     print(f"Listening at: http://127.0.0.1:{listener.getsockname()[1]}", flush=True)
-    threading.Timer(arguments.lifetime, lambda: listener.close()).start()
+    # Closing the listener from another thread does not wake accept(): end the process instead.
+    threading.Timer(arguments.lifetime, lambda: os._exit(0)).start()
     while True:
         try:
             connection, _ = listener.accept()

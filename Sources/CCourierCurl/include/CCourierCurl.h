@@ -78,6 +78,12 @@ enum {
     CCURLPROTO_HTTPS = 2,
 };
 
+/// What `ccurl_easy_getinfo_long` reads (CURLINFO_LONG + n).
+enum {
+    /// The status of the proxy's answer to `CONNECT` (0 when no tunnel was asked for).
+    CCURLINFO_HTTP_CONNECTCODE = 0x200000 + 22,
+};
+
 /// libcurl's result codes that Courier tells apart.
 enum {
     CCURLE_UNSUPPORTED_PROTOCOL = 1,
@@ -131,6 +137,8 @@ int ccurl_easy_setopt_seek_callback(ccurl_easy *easy, ccurl_seek_callback callba
 /// call the write callback at once with the data held back when it paused.
 int ccurl_easy_pause(ccurl_easy *easy, int bitmask);
 const char *ccurl_easy_strerror(int code);
+/// Reads a `long` about the handle's last transfer (`CCURLINFO_…`): 0 on success.
+int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value);
 
 ccurl_slist *ccurl_slist_append(ccurl_slist *list, const char *line);
 void ccurl_slist_free_all(ccurl_slist *list);

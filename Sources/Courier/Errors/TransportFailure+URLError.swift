@@ -40,6 +40,11 @@ extension TransportFailure {
 
     /// Reads libcurl's error text, which is all Linux's URLSession passes on for many faults.
     init(classifyingCurlText text: String) {
+        // A proxy's refusal to open a tunnel says "CONNECT", not "could not connect": read it first.
+        if let status = ProxyRefusal.status(inCurlText: text) {
+            self = ProxyRefusal.failure(status: status)
+            return
+        }
         let text = text.lowercased()
         let rules: [(words: [String], failure: TransportFailure)] = [
             (["ssl", "tls", "certificate"], .tls),
@@ -77,8 +82,13 @@ enum URLErrorText {
 }
 
 extension APIError {
-    /// A transport error from a `URLError`.
+    /// A transport error from a `URLError`. A proxy's refusal of `CONNECT`, which FoundationNetworking
+    /// passes on as `.unknown` with libcurl's text, carries the proxy's status.
     init(urlError: URLError, request: HTTPRequest) {
+        if urlError.code == .unknown, let status = ProxyRefusal.status(inCurlText: URLErrorText.describe(urlError)) {
+            self = ProxyRefusal.error(status: status, request: request, underlyingError: urlError)
+            return
+        }
         self.init(
             .transport(TransportFailure(classifying: urlError)), message: URLErrorText.describe(urlError),
             request: request, underlyingError: urlError

@@ -23,6 +23,15 @@ public struct TransportFailure: Hashable, Sendable, CustomStringConvertible {
     public static let deadlineExceeded = TransportFailure("deadlineExceeded")
     /// The connection closed or reset before the response was complete.
     public static let connectionLost = TransportFailure("connectionLost")
+    /// The HTTP proxy answered the tunnel's `CONNECT` with `407 Proxy Authentication Required`: it
+    /// wants credentials, or refused the ones in the proxy URL. Nothing reached the origin. Not worth
+    /// retrying: the same credentials get the same answer. The error's ``APIError/status`` is the
+    /// proxy's (407), never the origin's, and no description shows the proxy's password.
+    ///
+    /// A plain-HTTP request through a proxy needs no tunnel: the proxy's 407 is then an ordinary
+    /// response, and the client reports it as ``APIError/Kind/unacceptableStatus(_:)`` with status
+    /// 407, which is not retried by default either.
+    public static let proxyAuthenticationRequired = TransportFailure("proxyAuthenticationRequired")
     /// The server redirected more times than the transport's limit allows.
     public static let tooManyRedirects = TransportFailure("tooManyRedirects")
     /// A redirect would have left HTTPS for plain HTTP.

@@ -137,6 +137,8 @@ public struct EventSource: AsyncSequence, Sendable {
     func isWorthReconnecting(_ error: APIError) -> Bool {
         switch error.kind {
         case .transport(let failure):
+            // Not TLS, a bad response or a proxy's 407 to CONNECT (proxyAuthenticationRequired):
+            // the next connection would meet the same refusal.
             return [.connectionLost, .timedOut, .cannotConnect, .deadlineExceeded].contains(failure)
         case .unacceptableStatus(let status):
             return options.retryableStatuses.contains(status.code)

@@ -150,7 +150,7 @@ struct RetryMiddlewareTests {
             _ = try await client(transport, clock: ManualClock()).send(.get("x", as: String.self))
             #expect(transport.requests.count == expected, "\(code)")
         }
-        for failure in [TransportFailure.badResponse, .deadlineExceeded, .tls] {
+        for failure in [TransportFailure.badResponse, .deadlineExceeded, .tls, .proxyAuthenticationRequired] {
             let error = APIError(.transport(failure), message: "no")
             let transport = StubTransport().on(.get, "*", .failure(error), .text("ok"))
             await #expect(throws: APIError.self) {
@@ -167,6 +167,22 @@ struct RetryMiddlewareTests {
         _ = try await client(transport, clock: ManualClock()).send(.post("orders", body: ["a": "b"], as: String.self))
 
         #expect(transport.requests.count == 2)
+    }
+
+    @Test("a proxy's 407 to CONNECT is not retried, not even as a connection that could not be made")
+    func proxyRefusedTunnel() async throws {
+        let refusal = URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "CONNECT tunnel failed, response 407"])
+        for method in [HTTPMethod.get, .post] {
+            let transport = StubTransport().on(method, "*", .failure(refusal), .text("ok"))
+            let request = Request(method: method, path: "x", as: String.self)
+
+            let error = await #expect(throws: APIError.self) {
+                try await client(transport, clock: ManualClock()).send(request)
+            }
+
+            #expect(error?.kind == .transport(.proxyAuthenticationRequired))
+            #expect(transport.requests.count == 1, "\(method)")
+        }
     }
 
     @Test("a route's policy replaces the middleware's: .never sends once")

@@ -121,6 +121,21 @@ struct EventSourceStubTests {
         #expect(wait == .milliseconds(expected))
     }
 
+    @Test("a proxy's 407 to CONNECT ends the source at once: reconnecting would meet the same refusal")
+    func proxyRefusedTunnel() async throws {
+        let refusal = URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "CONNECT tunnel failed, response 407"])
+        let stub = StubTransport().on(.get, "v1/feed", .failure(refusal))
+        let client = APIClient(baseURL: baseURL, transport: stub)
+        let options = EventSourceOptions(defaultRetry: .milliseconds(1), maximumConsecutiveFailures: 3)
+
+        let error = await #expect(throws: APIError.self) {
+            for try await _ in client.events(Request<Data>(path: "feed"), options: options) {}
+        }
+
+        #expect(error?.kind == .transport(.proxyAuthenticationRequired))
+        #expect(stub.requests.count == 1)
+    }
+
     @Test("a connection that brings no event counts as a failure; one that does starts the count again")
     func failureCount() async throws {
         let calls = Counter()

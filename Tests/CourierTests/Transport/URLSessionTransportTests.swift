@@ -234,9 +234,32 @@ struct URLSessionTransportTests {
             ("invalid chunk encoding", .badResponse),
             ("Error while processing content unencoding: incorrect header check", .badResponse),
             ("Operation timed out after 1000 milliseconds", .timedOut), ("something new", .other),
+            // A proxy's answer to CONNECT (libcurl's message now, and in older versions): never a lost connection.
+            ("CONNECT tunnel failed, response 407", .proxyAuthenticationRequired),
+            ("Received HTTP code 407 from proxy after CONNECT", .proxyAuthenticationRequired),
+            ("CONNECT tunnel failed, response 403", .cannotConnect),
+            ("Received HTTP code 502 from proxy after CONNECT", .cannotConnect),
         ])
     func curlText(text: String, failure: TransportFailure) {
         let error = URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: text])
         #expect(TransportFailure(classifying: error) == failure)
+    }
+
+    @Test("a proxy's 407 to CONNECT, as FoundationNetworking reports it, carries the proxy's status")
+    func proxyRefusedTunnel() async throws {
+        let host = uniqueHost("proxy-407")
+        let text = "CONNECT tunnel failed, response 407"
+        StubURLProtocol.handle(host: host) { _ in .fail(URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: text]))
+        }
+
+        let error = try #require(
+            await #expect(throws: APIError.self) {
+                try await transport().send(HTTPRequest(url: URL(string: "https://\(host)/")!))
+            })
+
+        #expect(error.kind == .transport(.proxyAuthenticationRequired))
+        #expect(error.status?.code == 407)
+        #expect(error.message.contains("407 Proxy Authentication Required"), "\(error.message)")
+        #expect(error.underlyingError is URLError)
     }
 }

@@ -9,7 +9,8 @@ import Foundation
 /// What it retries, under the route's ``Route/retryPolicy`` or the middleware's own policy:
 /// - statuses in ``RetryPolicy/retryableStatuses`` (408, 429, 500, 502, 503, 504) and transient
 ///   transport failures (``TransportFailure/connectionLost``, ``TransportFailure/cannotConnect``,
-///   ``TransportFailure/timedOut``), never a cancellation and never a passed deadline;
+///   ``TransportFailure/timedOut``), never a cancellation, a passed deadline or a proxy that wants
+///   credentials (``TransportFailure/proxyAuthenticationRequired``: the same request meets the same 407);
 /// - only idempotent methods, unless the request carries an `Idempotency-Key` (a `POST` that fails
 ///   with a 500 reaches the server once). A connection that could not be made at all is retried
 ///   for any method, since nothing reached the server.

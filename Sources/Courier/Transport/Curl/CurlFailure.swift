@@ -41,6 +41,18 @@ enum CurlFailure {
         }
     }
 
+    /// The error of a transfer whose proxy refused to open the tunnel: libcurl ends it with a receive
+    /// error and keeps the proxy's answer to `CONNECT`, not 2xx. `nil` when no `CONNECT` was refused
+    /// (libcurl sets the status to 0 at the start of each transfer).
+    static func proxyRefusal(of easy: OpaquePointer, code: Int32, request: HTTPRequest) -> APIError? {
+        guard Int(code) == CCURLE_RECV_ERROR else { return nil }
+        var status = 0
+        guard ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_HTTP_CONNECTCODE), &status) == 0, status >= 300 else {
+            return nil
+        }
+        return ProxyRefusal.error(status: status, request: request)
+    }
+
     /// libcurl's short description of a result code.
     static func describe(_ code: Int32) -> String {
         String(cString: ccurl_easy_strerror(code))

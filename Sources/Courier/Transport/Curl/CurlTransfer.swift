@@ -257,6 +257,9 @@ final class CurlTransfer: @unchecked Sendable {
         }
         body = Data()
         if let stopReason { return .failure(stopReason) }
+        if let easy, let refusal = CurlFailure.proxyRefusal(of: easy, code: code, request: request) {
+            return .failure(refusal)
+        }
         let detail = String(cString: errorBuffer)
         let text = detail.isEmpty ? CurlFailure.describe(code) : detail
         let failure = CurlFailure.classify(code, text: text)
