@@ -35,6 +35,8 @@ let package = Package(
         ),
         .executableTarget(name: "MediaSearch", dependencies: ["MediaSearchCommand"], path: "Examples/MediaSearch"),
         .executableTarget(name: "CourierLoad", dependencies: ["Courier"]),
+        // One request in a child process, for tests of responses that crash FoundationNetworking.
+        .executableTarget(name: "CourierFetch", dependencies: ["Courier"]),
         .executableTarget(name: "CourierBench", dependencies: ["Courier", "CourierTesting", "CourierImages"]),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting", "CourierImages"]),

@@ -35,6 +35,8 @@ final class URLSessionExchange: @unchecked Sendable {
     var downloadedFile: URL?
     /// Told how much of the request body went out, when the caller watches upload progress.
     let uploadMeter: UploadMeter?
+    /// The request's body file, opened for this exchange (see ``BodyFile``).
+    let bodyFile: BodyFile?
     /// Flow control: whether the task is suspended because the consumer has no room, and whether
     /// room came back while the exchange was deciding to suspend it.
     private var isPausedForConsumer = false
@@ -49,9 +51,11 @@ final class URLSessionExchange: @unchecked Sendable {
 
     init(
         request: HTTPRequest, timeout: Duration, maximumResponseSize: Int,
-        consumer: (any ResponseBodyConsumer)? = nil, isDownloadTask: Bool = false, uploadMeter: UploadMeter? = nil
+        consumer: (any ResponseBodyConsumer)? = nil, isDownloadTask: Bool = false, uploadMeter: UploadMeter? = nil,
+        bodyFile: BodyFile? = nil
     ) {
         self.uploadMeter = uploadMeter
+        self.bodyFile = bodyFile
         self.isDownloadTask = isDownloadTask
         self.request = request
         self.timeout = timeout
@@ -262,11 +266,6 @@ final class URLSessionExchange: @unchecked Sendable {
         isPausedForConsumer = false
         lastActivity = .now
         if let task { Self.flowQueue.async { task.resume() } }
-    }
-
-    /// The request body's progress, from the delegate.
-    func bodySent(_ total: Int64, of expected: Int64) {
-        uploadMeter?.sent(total, of: expected > 0 ? expected : request.body?.length)
     }
 
     /// Runs a call to the consumer; `false` (and the exchange failed with its error) when it threw.

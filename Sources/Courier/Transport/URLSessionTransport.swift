@@ -139,15 +139,21 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         // URLSession's idle timer runs on while a task is suspended for a slow reader: a stream
         // keeps its own, and URLSession's is pushed out of the way.
         let ownsIdleTimeout = consumer?.mayPauseForLong == true
-        let urlRequest = makeURLRequest(
-            request, idleTimeout: ownsIdleTimeout ? max(remaining, idleTimeout) + .seconds(60) : idleTimeout)
+        // Opened once, here: its length and its bytes come from the same descriptor (BodyFile).
+        let bodyFile = try request.body.flatMap { body -> BodyFile? in
+            guard case .file(let url) = body else { return nil }
+            return try BodyFile(opening: url, for: request)
+        }
         // URLSession writes a download task's body to disk at the disk's pace; the consumer reads it after.
         let buffersOnDisk = consumer?.prefersDiskBuffering == true && request.body == nil
         let exchange = URLSessionExchange(
             request: request, timeout: timeout, maximumResponseSize: configuration.maximumResponseSize,
             consumer: consumer, isDownloadTask: buffersOnDisk,
-            uploadMeter: request.body == nil ? nil : UploadMeter.current
+            uploadMeter: request.body == nil ? nil : UploadMeter.current, bodyFile: bodyFile
         )
+        let urlRequest = makeURLRequest(
+            request, idleTimeout: ownsIdleTimeout ? max(remaining, idleTimeout) + .seconds(60) : idleTimeout,
+            bodyLength: bodyFile?.length)
         let (session, delegate, taskQueue) = (self.session, self.delegate, self.taskQueue)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -157,9 +163,11 @@ public final class URLSessionTransport: HTTPStreamingTransport {
                 // Making, resuming and cancelling tasks wait for URLSession's own queue, which a flood
                 // of callbacks can keep busy for seconds: never on the caller's (cooperative) thread.
                 taskQueue.async {
+                    // A body file is streamed (BodyFileStream), from the stream the delegate hands over
+                    // when URLSession asks for it (needNewBodyStream).
                     let task: URLSessionTask =
-                        if case .file(let file) = request.body {
-                            session.uploadTask(with: urlRequest, fromFile: file)
+                        if bodyFile != nil {
+                            session.uploadTask(withStreamedRequest: urlRequest)
                         } else if buffersOnDisk {
                             session.downloadTask(with: urlRequest)
                         } else {
@@ -180,7 +188,9 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         }
     }
 
-    private func makeURLRequest(_ request: HTTPRequest, idleTimeout: Duration) -> URLRequest {
+    private func makeURLRequest(
+        _ request: HTTPRequest, idleTimeout: Duration, bodyLength: Int64?
+    ) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.httpShouldHandleCookies = false
@@ -194,7 +204,37 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         if case .data(let data) = request.body {
             urlRequest.httpBody = data
         }
+        if let bodyLength {
+            frameStream(length: bodyLength, in: &urlRequest)
+        }
         return urlRequest
+    }
+}
+
+extension URLSessionTransport {
+    /// Frames a streamed body file by its `Content-Length`. (URLSession's own file upload,
+    /// `uploadTask(with:fromFile:)`, announces the size it finds and then reads the path to its end:
+    /// bytes appended meanwhile went out after the body, where a keep-alive server read them as a
+    /// request of their own.)
+    private func frameStream(length: Int64, in urlRequest: inout URLRequest) {
+        urlRequest.setValue(String(length), forHTTPHeaderField: "Content-Length")
+        #if canImport(FoundationNetworking)
+            // FoundationNetworking hands a stream to libcurl as a body of unknown length, and libcurl
+            // then adds `Transfer-Encoding: chunked` beside the Content-Length: two framings, which
+            // servers and proxies may read differently. A blank Transfer-Encoding turns chunking off
+            // and is not sent (libcurl drops custom headers whose value is blank).
+            urlRequest.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+            // FoundationNetworking also gives a streamed POST without a Content-Type one of its own
+            // (`application/x-www-form-urlencoded`): a blank one keeps the request as it was asked.
+            if urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
+                urlRequest.setValue(" ", forHTTPHeaderField: "Content-Type")
+            }
+            // And a streamed upload task asks for `Expect: 100-continue`, which costs a second's wait
+            // on servers that ignore it.
+            if urlRequest.value(forHTTPHeaderField: "Expect") == nil {
+                urlRequest.setValue(" ", forHTTPHeaderField: "Expect")
+            }
+        #endif
     }
 }
 
