@@ -128,22 +128,22 @@ struct UploadFramingTests {
         }
 
         Self.checkWire(outcome, key: key)
-        if kind == .urlSession {
-            let error = try #require(outcome.result.failure as? APIError, "\(outcome.result)")
-            #expect(error.kind == .transport(.bodyFileChanged))
-            #expect(error.message.contains("changed size"), "\(error.message)")
-            // The last piece is held back until the size is checked: the server never has a whole request.
-            #expect(outcome.record.requests.first?.complete == false)
-        }
+        let error = try #require(outcome.result.failure as? APIError, "\(outcome.result)")
+        #expect(error.kind == .transport(.bodyFileChanged))
+        #expect(error.message.contains("changed size"), "\(error.message)")
+        // The last piece is held back until the size is checked: the server never has a whole request.
+        #expect(outcome.record.requests.first?.complete == false)
     }
 
-    @Test("a body file that shrinks during the upload fails at once instead of waiting for a timeout")
-    func shrinkingFile() async throws {
+    @Test(
+        "a body file that shrinks during the upload fails at once instead of waiting for a timeout",
+        arguments: TransportKind.defaults)
+    func shrinkingFile(kind: TransportKind) async throws {
         let file = try Self.makeFile()
         defer { try? FileManager.default.removeItem(at: file) }
         let key = UUID().uuidString
 
-        let outcome = try await Self.upload(.urlSession, file: file, key: key) { file in
+        let outcome = try await Self.upload(kind, file: file, key: key) { file in
             let handle = try FileHandle(forWritingTo: file)
             defer { try? handle.close() }
             try handle.truncate(atOffset: UInt64(Self.size / 2))
@@ -182,9 +182,9 @@ struct UploadFramingTests {
     }
 
     @Test(
-        "a FIFO, a directory or a device as body file is refused before any I/O",
-        arguments: ["fifo", "directory", "device"])
-    func notARegularFile(kind: String) async throws {
+        "a FIFO, a directory, a device or a symbolic link as body file is refused before any I/O",
+        arguments: TransportKind.defaults, ["fifo", "directory", "device", "link"])
+    func notARegularFile(transport: TransportKind, kind: String) async throws {
         let server = try await ScriptServer.start(script: "wire.py")
         let key = UUID().uuidString
         let path: URL
@@ -194,18 +194,21 @@ struct UploadFramingTests {
             try #require(mkfifo(path.path, 0o600) == 0)
         case "directory":
             path = FileManager.default.temporaryDirectory
+        case "link":
+            path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-link-\(UUID().uuidString)")
+            try FileManager.default.createSymbolicLink(at: path, withDestinationURL: try Self.makeFile())
         default:
             path = URL(fileURLWithPath: "/dev/zero")
         }
-        defer { if kind == "fifo" { try? FileManager.default.removeItem(at: path) } }
+        defer {
+            if kind == "fifo" || kind == "link" { try? FileManager.default.removeItem(at: path) }
+        }
         let url = server.url.appending(path: "upload").appending(queryItems: [URLQueryItem(name: "key", value: key)])
-        let transport = URLSessionTransport(configuration: .init(timeout: .seconds(20)))
-
         let error = try await #require(throws: APIError.self) {
-            try await transport.send(HTTPRequest(method: .put, url: url, body: .file(path)))
+            try await transport.make(timeout: .seconds(20)).send(HTTPRequest(method: .put, url: url, body: .file(path)))
         }
         #expect(error.kind == .invalidRequest, "\(error)")
-        #expect(error.message.contains("not a regular file"), "\(error.message)")
+        #expect(error.message.contains(kind == "link" ? "symbolic link" : "not a regular file"), "\(error.message)")
         #expect(try await Self.record(server, key: key).requests.isEmpty)
     }
 

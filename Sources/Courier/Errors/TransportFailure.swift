@@ -45,6 +45,10 @@ public struct TransportFailure: Hashable, Sendable, CustomStringConvertible {
     public static let badResponse = TransportFailure("badResponse")
     /// The response body was larger than the transport's limit.
     public static let responseTooLarge = TransportFailure("responseTooLarge")
+    /// The request's body file changed size while it was being sent. The transport stops before
+    /// the body's last byte, so the server never receives a whole request. Not worth retrying
+    /// until whoever writes the file has finished.
+    public static let bodyFileChanged = TransportFailure("bodyFileChanged")
     /// Anything else the transport reported.
     public static let other = TransportFailure("other")
 }

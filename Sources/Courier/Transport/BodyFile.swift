@@ -14,13 +14,14 @@ import Foundation
 ///   again before the last piece is handed out; a changed size fails the read then, so the server
 ///   never receives a whole request and never reads the appended bytes as a request of their own;
 /// - it shrinks (truncated): the read that finds the end early fails, at once;
-/// - its path is renamed, replaced or re-pointed (a symbolic link swapped) after the open: nothing
-///   changes, the descriptor still reads the file that was opened and measured.
+/// - its path is renamed, replaced or re-pointed after the open: nothing changes, the descriptor
+///   still reads the file that was opened and measured.
 ///
-/// Symbolic links are followed when the file is opened (the caller named the path; `cat` and curl
-/// do the same); what the path leads to must be a regular file: a FIFO, a device such as
-/// `/dev/zero` or a directory is refused, since it has no length to announce. A FIFO is opened
-/// without blocking, so refusing it never waits for a writer.
+/// The path must name a regular file itself: a symbolic link as its last component is refused (a
+/// link planted where the caller expected its own file, in a shared folder, would otherwise send
+/// whatever it points to), and so are a FIFO, a device such as `/dev/zero` and a directory, which
+/// have no length to announce. A FIFO is opened without blocking, so refusing it never waits for a
+/// writer; opening happens on the caller's task, never on a transport's thread.
 ///
 /// Rewrites that keep the size are not detected.
 ///
@@ -44,20 +45,24 @@ final class BodyFile: Sendable {
     /// Opens the file for reading and measures it.
     ///
     /// - Throws: ``APIError`` with kind ``APIError/Kind/invalidRequest`` (nothing was sent) when the
-    ///   file cannot be opened or is not a regular file.
+    ///   file cannot be opened, is a symbolic link, or is not a regular file.
     init(opening url: URL, for request: HTTPRequest) throws {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
         guard descriptor >= 0 else {
+            let reason =
+                errno == ELOOP
+                ? "it is a symbolic link (send the file it points to: URL.resolvingSymlinksInPath())"
+                : String(cString: strerror(errno))
             throw APIError(
-                .invalidRequest,
-                message: "the body file \(url.path) cannot be opened: \(String(cString: strerror(errno)))",
-                request: request)
+                .invalidRequest, message: "the body file \(url.path) cannot be opened: \(reason)", request: request)
         }
         var info = stat()
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             close(descriptor)
             throw APIError(
-                .invalidRequest, message: "the body file \(url.path) is not a regular file", request: request)
+                .invalidRequest,
+                message: "the body file \(url.path) is not a regular file (a pipe, a socket, a device or a folder)",
+                request: request)
         }
         self.url = url
         self.descriptor = descriptor
@@ -110,11 +115,4 @@ final class BodyFile: Sendable {
                 request: request)
         }
     }
-}
-
-extension TransportFailure {
-    /// The request's body file changed size while it was being sent. The transport stops before
-    /// the body's last byte, so the server never receives a whole request. Not worth retrying
-    /// until whoever writes the file has finished.
-    public static let bodyFileChanged = TransportFailure("bodyFileChanged")
 }

@@ -95,7 +95,7 @@ struct BodyFileTests {
         #expect(readAll(file).0 == "original")
     }
 
-    @Test("a symbolic link is followed to the regular file it names")
+    @Test("a symbolic link is refused: a link planted in a shared folder must not send what it points to")
     func symbolicLink() throws {
         let target = try makeFile("through a link")
         let link = FileManager.default.temporaryDirectory.appendingPathComponent("courier-link-\(UUID().uuidString)")
@@ -105,9 +105,10 @@ struct BodyFileTests {
             try? FileManager.default.removeItem(at: target)
         }
 
-        let file = try BodyFile(opening: link, for: request)
-
-        #expect(readAll(file).0 == "through a link")
+        let error = try #require(throws: APIError.self) { try BodyFile(opening: link, for: request) }
+        #expect(error.kind == .invalidRequest)
+        #expect(error.message.contains("symbolic link"), "\(error.message)")
+        #expect(readAll(try BodyFile(opening: target, for: request)).0 == "through a link")
     }
 
     @Test("a missing file, a directory and a device are refused as invalid requests")

@@ -71,6 +71,7 @@ struct CurlUploadTests {
         }
         #expect(upload.offset <= 64 << 10)
         #expect(read <= 64 << 10)
+        #expect(error?.kind == .transport(.bodyFileChanged))
         #expect(error?.message.contains("changed size") == true, "\(String(describing: error))")
     }
 
