@@ -15,7 +15,7 @@ import select
 import socket
 import threading
 
-from common import lifetime_parser
+from common import lifetime_parser, limit_lifetime
 
 tunnels = 0
 tunnels_lock = threading.Lock()
@@ -88,17 +88,14 @@ def handle(connection):
 
 def main():
     arguments = lifetime_parser("A CONNECT proxy for the proxy tests.").parse_args()
+    limit_lifetime(arguments.lifetime)
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)
     print(f"Listening at: http://127.0.0.1:{listener.getsockname()[1]}", flush=True)
-    threading.Timer(arguments.lifetime, lambda: listener.close()).start()
     while True:
-        try:
-            connection, _ = listener.accept()
-        except OSError:
-            return
+        connection, _ = listener.accept()
         threading.Thread(target=handle, args=(connection,), daemon=True).start()
 
 
