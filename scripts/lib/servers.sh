@@ -22,12 +22,14 @@ ensure_libcurl_headers() {
     fi
 }
 
-# Starts a server that prints "Listening at: http://127.0.0.1:PORT" and echoes that URL.
+# Starts a server that prints "Listening at: http://127.0.0.1:PORT" and echoes that URL. It ends
+# after 30 minutes (TERM, then KILL 10 s later) or when stop_test_servers sends TERM, even when this
+# shell was started with SIGTERM blocked or ignored (scripts/lib/killable.py resets that).
 start_server() {
     local name="$1"
     shift
     local log="$workdir/$name.log"
-    timeout --signal=TERM 1800 "$@" >"$log" 2>&1 &
+    python3 scripts/lib/killable.py timeout --signal=TERM --kill-after=10 1800 "$@" >"$log" 2>&1 &
     # Runs in a $(…) subshell: remember the PID in a file the cleanup reads.
     echo "$!" >>"$workdir/server-pids"
     for _ in $(seq 1 150); do
@@ -44,11 +46,24 @@ start_server() {
     return 1
 }
 
-# Stops the servers start_server started.
+# Whether process $1 is running (a zombie is not).
+process_running() {
+    local state
+    state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+    [ -n "$state" ] && [ "${state:0:1}" != Z ]
+}
+
+# Stops the servers start_server started and waits until they are gone (15 s at most: `timeout`
+# sends KILL 10 s after TERM). They were started in $(…) subshells, so `wait` cannot wait for them.
 stop_test_servers() {
     [ -f "$workdir/server-pids" ] || return 0
-    while read -r pid; do kill "$pid" 2>/dev/null || true; done <"$workdir/server-pids"
-    while read -r pid; do wait "$pid" 2>/dev/null || true; done <"$workdir/server-pids"
+    local pids pid
+    pids=$(cat "$workdir/server-pids")
+    for pid in $pids; do kill "$pid" 2>/dev/null || true; done
+    for _ in $(seq 1 150); do
+        for pid in $pids; do process_running "$pid" && continue 2; done
+        return 0
+    done
 }
 
 # Starts every test server and exports their URLs.

@@ -48,7 +48,7 @@ from email.parser import BytesParser
 from urllib.parse import parse_qs, urlparse
 
 import sessions
-from common import gzip_bomb, lifetime_parser
+from common import gzip_bomb, lifetime_parser, limit_lifetime
 counts = {}
 counts_lock = threading.Lock()
 ports = []
@@ -250,12 +250,13 @@ def accept_loop(server):
 
 def main():
     options = lifetime_parser("Courier's fault-injecting server").parse_args()
+    limit_lifetime(options.lifetime)
     servers = [listen(), listen()]
     ports.extend(server.getsockname()[1] for server in servers)
     for server in servers:
         threading.Thread(target=accept_loop, args=(server,), daemon=True).start()
     print(f"Listening at: http://127.0.0.1:{ports[0]}", flush=True)
-    time.sleep(options.lifetime)
+    threading.Event().wait()
 
 
 if __name__ == "__main__":

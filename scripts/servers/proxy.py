@@ -21,13 +21,11 @@ answered 407, so a test can count how often a client came back. It stops by itse
 """
 import base64
 import json
-import os
 import select
-import signal
 import socket
 import threading
 
-from common import lifetime_parser
+from common import lifetime_parser, limit_lifetime
 
 tunnels = 0
 refused = 0
@@ -131,23 +129,16 @@ def main():
     parser = lifetime_parser("A CONNECT proxy for the proxy tests.")
     parser.add_argument("--credentials", help="USER:PASSWORD the proxy wants (407 without them)")
     arguments = parser.parse_args()
+    limit_lifetime(arguments.lifetime)
     if arguments.credentials is not None:
         expected_authorization = b"Basic " + base64.b64encode(arguments.credentials.encode())
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)
-    # Started from a Dispatch thread, the process inherits its blocked signals: without this the
-    # SIGTERM of the test that started it never arrives.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     print(f"Listening at: http://127.0.0.1:{listener.getsockname()[1]}", flush=True)
-    # Closing the listener from another thread does not wake accept(): end the process instead.
-    threading.Timer(arguments.lifetime, lambda: os._exit(0)).start()
     while True:
-        try:
-            connection, _ = listener.accept()
-        except OSError:
-            return
+        connection, _ = listener.accept()
         threading.Thread(target=handle, args=(connection,), daemon=True).start()
 
 

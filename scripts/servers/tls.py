@@ -9,10 +9,9 @@ for IP 127.0.0.1) and start this server themselves; it stops by itself after --l
 """
 import json
 import ssl
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from common import lifetime_parser
+from common import lifetime_parser, limit_lifetime
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -39,6 +38,7 @@ def main():
     parser.add_argument("--cert", required=True)
     parser.add_argument("--key", required=True)
     arguments = parser.parse_args()
+    limit_lifetime(arguments.lifetime)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(arguments.cert, arguments.key)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -46,7 +46,6 @@ def main():
     # The handshake happens in each request's own thread, so a refused one never blocks the others.
     server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
     print(f"Listening at: https://127.0.0.1:{server.server_address[1]}", flush=True)
-    threading.Timer(arguments.lifetime, server.shutdown).start()
     server.serve_forever()
 
 

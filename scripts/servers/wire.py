@@ -23,14 +23,13 @@ itself after --lifetime seconds. Paths:
   anything else          404, on the same connection
 """
 import json
-import os
 import socket
 import struct
 import threading
 import time
 from urllib.parse import parse_qs, urlparse
 
-from common import lifetime_parser
+from common import lifetime_parser, limit_lifetime
 
 PIECE = 64 * 1024
 records = {}
@@ -209,6 +208,7 @@ def handle(sock):
 
 def main():
     options = lifetime_parser("Courier's wire-recording server").parse_args()
+    limit_lifetime(options.lifetime)
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     # A small receive buffer: a slow reader then slows the sender down at once, instead of
@@ -217,7 +217,6 @@ def main():
     server.bind(("127.0.0.1", 0))
     server.listen(256)
     print(f"Listening at: http://127.0.0.1:{server.getsockname()[1]}", flush=True)
-    threading.Timer(options.lifetime, lambda: os._exit(0)).start()
     while True:
         sock, _ = server.accept()
         threading.Thread(target=handle, args=(sock,), daemon=True).start()
