@@ -106,7 +106,8 @@ struct CurlLoopsTests {
         }
 
         #expect(error?.kind == .transport(.deadlineExceeded))
-        #expect(ContinuousClock.now - start < .seconds(3))
+        // Its own 400 ms, not the stalled call's 20 s (loose: this pass runs beside every other).
+        #expect(ContinuousClock.now - start < .seconds(15))
         for task in cancelled { await #expect(throws: CancellationError.self) { try await task.value } }
         blocker.cancel()
         _ = await blocker.result

