@@ -93,4 +93,43 @@ struct SecretSentinelTests {
             #expect(!stored.contains(secret), "\(secret) is on disk")
         }
     }
+
+    @Test(
+        "a redirect to a URL with a token keeps the token out of the disk cache and out of every cache hit",
+        arguments: TransportKind.allCases)
+    func redirectedURLAtRest(kind: TransportKind) async throws {
+        let httpbin = try #require(LocalServers.httpbin)
+        let token = "SENTINEL-redirect-\(UUID().uuidString.prefix(8))"
+        let landing = httpbin.appending(path: "robots.txt").absoluteString + "?access_token=\(token)&lang=en"
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let client = { () throws -> APIClient in
+            APIClient(
+                baseURL: httpbin, transport: kind.make(),
+                middlewares: [
+                    ResponseCacheMiddleware(
+                        cache: try ResponseCache(configuration: .init(directory: folder)),
+                        policy: .timeToLive(.seconds(60)))
+                ])
+        }
+        let request = Request.get("redirect-to", query: ["url": landing], as: Data.self)
+        let cached = try client()
+
+        let first = try await cached.response(for: request)
+        // From the cache that stored it, then from a new cache that can only read it from disk.
+        let hits = try await [cached.response(for: request), client().response(for: request)]
+
+        #expect(first.response.redirectCount == 1)
+        #expect(first.response.url?.query?.contains(token) == true, "the redirect did not land on the token's URL")
+        let stored = try everythingStored(in: folder)
+        let (isStored, isLeaked) = (stored.contains("Disallow"), stored.contains(token))
+        #expect(isStored, "the response was not stored")
+        #expect(!isLeaked, "the redirect's token is on disk")
+        for hit in hits {
+            #expect(hit.attempts == 0, "the response was not served from the cache")
+            let url = try #require(hit.response.url)
+            #expect(url.path == "/robots.txt", "a cache hit hands out \(url), not the URL the redirect led to")
+            #expect(!url.absoluteString.contains(token), "a cache hit hands out \(url)")
+        }
+    }
 }

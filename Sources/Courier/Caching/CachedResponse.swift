@@ -4,7 +4,10 @@ import Foundation
 /// its validators, and the request header values it varies on.
 struct CachedResponse: Sendable, Codable, Equatable {
     var status: Int
-    var headers: [[String]]
+    /// The response's header fields but `Set-Cookie`, the answer to one exchange that a cache never
+    /// replays: set only through `storedFields(of:)`, which leaves it out (by the initialiser and
+    /// `replaceHeaders(with:)`), or read back from disk as it was written.
+    private(set) var headers: [[String]]
     var body: Data
     /// The response's URL when it differs from the request's (after redirects), with its secret
     /// query values redacted; `nil` when it is the request's own URL, which the request supplies
@@ -18,8 +21,7 @@ struct CachedResponse: Sendable, Codable, Equatable {
 
     init(response: HTTPResponse, request: HTTPRequest, storedAt: Date, freshUntil: Date) {
         status = response.status.code
-        // A Set-Cookie is the answer to one exchange, never replayed from a cache.
-        headers = response.headers.filter { $0.name != .setCookie }.map { [$0.name.rawName, $0.value] }
+        headers = Self.storedFields(of: response.headers)
         body = response.body
         if let responseURL = response.url, responseURL != request.url {
             let redacted = Redaction.redact(responseURL, extraNames: Redaction.lowercased(request.sensitiveQueryItems))
@@ -75,7 +77,19 @@ struct CachedResponse: Sendable, Codable, Equatable {
         varyValues.allSatisfy { name, digest in Self.varyDigest(of: request, name: name) == digest }
     }
 
-    /// The entry after a `304 Not Modified`: the stored body under the 304's updated headers.
+    /// The fields of `headers` an entry keeps: all but `Set-Cookie`, in any spelling.
+    private static func storedFields(of headers: HTTPHeaders) -> [[String]] {
+        headers.filter { $0.name != .setCookie }.map { [$0.name.rawName, $0.value] }
+    }
+
+    /// Replaces the stored header fields with `headers`, but their `Set-Cookie`.
+    mutating func replaceHeaders(with headers: HTTPHeaders) {
+        self.headers = Self.storedFields(of: headers)
+    }
+
+    /// The stored headers updated by a `304 Not Modified`'s, for the stored body; a `Set-Cookie`
+    /// of the 304 is among them (it answers this exchange) but `replaceHeaders(with:)` keeps
+    /// it out of the entry.
     func revalidated(by notModified: HTTPResponse) -> HTTPHeaders {
         var merged = httpHeaders
         let keep: Set<HTTPHeaders.Name> = [.contentLength, .contentEncoding, .contentType]

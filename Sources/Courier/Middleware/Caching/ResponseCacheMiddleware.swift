@@ -83,11 +83,15 @@ public struct ResponseCacheMiddleware: Middleware {
         if response.status == .notModified, let stored {
             let headers = stored.revalidated(by: response)
             var refreshed = stored
-            refreshed.headers = headers.map { [$0.name.rawName, $0.value] }
+            refreshed.replaceHeaders(with: headers)
             refreshed.storedAt = received
             refreshed.freshUntil = freshness(of: headers, policy: policy, at: received) ?? received
             cache.store(refreshed, forKey: key)
-            return refreshed.response(for: request)
+            // This exchange's answer keeps the 304's Set-Cookie (a cookie jar before the cache stores
+            // it); the entry never does.
+            var answer = refreshed.response(for: request)
+            answer.headers = headers
+            return answer
         }
         store(response, for: request, key: key, policy: policy, at: received)
         return response
