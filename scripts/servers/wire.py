@@ -12,11 +12,14 @@ itself after --lifetime seconds. Paths:
 
   /upload?key=K&pace=S   reads the body 64 KiB at a time, sleeping S seconds between pieces
                          (a slow reader), then answers {"bytes": N} and keeps the connection;
+                         with &hold=1 it stops after the first piece until /release?key=K (at
+                         most 30 s), so a test can change the file while the body is under way;
                          with &reset=1, unless it is the connection's first request, reads the
                          body and resets the connection unanswered (a keep-alive connection the
                          server dropped under a request: the client must send it again, whole)
   /length?value=V        200 with the header "Content-Length: V" exactly as given, 5 body bytes,
                          then closes (what a client does with an impossible length)
+  /release?key=K         lets K's held upload go on; 204
   /record?key=K          waits until K's connections are closed or quiet for 0.5 s (at most
                          5 s), then answers {"requests": [...], "connections": N, "open": N,
                          "bytes": total bytes received on them}
@@ -34,6 +37,12 @@ from common import lifetime_parser, limit_lifetime
 PIECE = 64 * 1024
 records = {}
 records_lock = threading.Lock()
+releases = {}
+
+
+def release_for(key):
+    with records_lock:
+        return releases.setdefault(key, threading.Event())
 
 
 class Connection:
@@ -83,8 +92,9 @@ def record_for(key):
         return records.setdefault(key, {"requests": [], "connections": []})
 
 
-def read_body(connection, headers, pace, entry):
-    """Reads the body as framed; updates entry's body_bytes as pieces arrive."""
+def read_body(connection, headers, pace, entry, hold=None):
+    """Reads the body as framed; updates entry's body_bytes as pieces arrive; after the first piece,
+    waits for `hold` (an Event) when there is one."""
     if headers.get("transfer-encoding", "").lower() == "chunked":
         while True:
             line = connection.read_line()
@@ -116,6 +126,9 @@ def read_body(connection, headers, pace, entry):
         connection.buffer = connection.buffer[len(taken):]
         remaining -= len(taken)
         entry["body_bytes"] += len(taken)
+        if hold is not None:
+            hold.wait(30)
+            hold = None
     return True
 
 
@@ -166,6 +179,10 @@ def handle(sock):
             if url.path == "/record":
                 serve_record(connection, query)
                 continue
+            if url.path == "/release":
+                release_for(query.get("key", "")).set()
+                answer(connection, "204 No Content", b"")
+                continue
             if url.path == "/length":
                 connection.sock.sendall(
                     f"HTTP/1.1 200 OK\r\nContent-Length: {query.get('value', '0')}\r\n"
@@ -184,7 +201,8 @@ def handle(sock):
             with records_lock:
                 records[connection.key]["requests"].append(entry)
             pace = float(query.get("pace", "0")) if url.path == "/upload" else 0
-            entry["complete"] = read_body(connection, headers, pace, entry)
+            hold = release_for(connection.key) if url.path == "/upload" and query.get("hold") == "1" else None
+            entry["complete"] = read_body(connection, headers, pace, entry, hold)
             if not entry["complete"]:
                 return
             if url.path == "/upload" and query.get("reset") == "1" and count > 1:
