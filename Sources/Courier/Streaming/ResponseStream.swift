@@ -13,7 +13,9 @@ import Foundation
 /// Reading is flow-controlled: when the reader falls ``StreamOptions/bufferSize`` bytes behind,
 /// the transport stops reading from the network until it catches up. Leaving the loop early,
 /// cancelling the reading task, calling ``cancel()`` or dropping the stream ends the exchange at
-/// once. A stream is read once: a second iteration finds it consumed.
+/// once. A stream is read once, by one iterator (the first one made, by a `for` loop or a view):
+/// another iterator's `next()` throws ``APIError/Kind/invalidRequest`` while the stream goes on, and
+/// returns `nil` once it is over; dropping it leaves the stream alone.
 public struct ResponseStream: AsyncSequence, Sendable {
     /// A piece of the body.
     public typealias Element = Data
@@ -33,23 +35,26 @@ public struct ResponseStream: AsyncSequence, Sendable {
         self.decoder = decoder
     }
 
-    /// Reads the body piece by piece. Dropping the iterator (leaving the `for` loop) ends the
-    /// exchange.
+    /// Reads the body piece by piece. Dropping the stream's reading iterator (leaving the `for`
+    /// loop) ends the exchange.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let reader: StreamReader
+        /// The hold of the stream's one reading iterator; `nil` for any other.
+        let reader: StreamReader?
+        let exchange: StreamExchange
 
         /// The next piece; `nil` at the end of the body.
         ///
         /// - Throws: ``APIError`` when the exchange fails part way (a lost connection, an idle
-        ///   timeout), or `CancellationError`.
+        ///   timeout) or when another iterator reads the stream, or `CancellationError`.
         public mutating func next() async throws -> Data? {
-            try await reader.exchange.next()
+            guard let reader else { return try exchange.refuseSecondReader() }
+            return try await reader.exchange.next()
         }
     }
 
-    /// Starts reading the body.
+    /// Starts reading the body: the first iterator made reads it; any other is refused.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(reader: StreamReader(exchange: exchange))
+        AsyncIterator(reader: exchange.claim() ? StreamReader(exchange: exchange) : nil, exchange: exchange)
     }
 
     /// Ends the exchange now; reading afterwards throws `CancellationError`.
@@ -63,6 +68,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
 final class StreamExchange: Sendable {
     let buffer: StreamBuffer
     private let task: Task<Void, Never>
+    private let isClaimed = Locked(false)
 
     init(buffer: StreamBuffer, task: Task<Void, Never>) {
         self.buffer = buffer
@@ -84,6 +90,20 @@ final class StreamExchange: Sendable {
     func cancel() {
         buffer.finish(.failure(CancellationError()))
         task.cancel()
+    }
+
+    /// Makes the caller the stream's one reader; `false` when an iterator already is.
+    func claim() -> Bool {
+        isClaimed.withLock { isClaimed in
+            defer { isClaimed = true }
+            return !isClaimed
+        }
+    }
+
+    /// What an iterator other than the reader gets: `nil` once the stream is over, else an error.
+    func refuseSecondReader() throws -> Data? {
+        guard buffer.isOver else { throw StreamBuffer.secondReaderError }
+        return nil
     }
 }
 

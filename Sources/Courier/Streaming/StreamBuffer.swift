@@ -109,6 +109,9 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
 
     var streamedByteCount: Int64? { state.withLock { $0.delivered } }
 
+    /// Whether the body ended (read to its end, failed or cancelled).
+    var isOver: Bool { state.withLock { $0.end != nil } }
+
     /// The bytes the buffer keeps referenced, read or not (for tests of its memory bound).
     var retainedByteCount: Int { state.withLock { $0.pieces.reduce(0) { $0 + $1.count } } }
 
@@ -237,7 +240,7 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
 
     // MARK: Errors
 
-    private static let secondReaderError = APIError(
+    static let secondReaderError = APIError(
         .invalidRequest,
         message: "a stream is read by one reader at a time, and another reader is waiting for its next piece")
 

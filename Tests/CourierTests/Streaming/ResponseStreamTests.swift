@@ -33,6 +33,29 @@ struct ResponseStreamTests {
         #expect(pieces > 1)
     }
 
+    @Test("one iterator reads a stream: another is refused while it goes on, takes nothing, and cancels nothing")
+    func secondIterator() async throws {
+        let body = Data((0..<500_000).map { UInt8($0 % 251) })
+        let stub = StubTransport().on(.get, "v1/export", .response(body: body))
+        let client = APIClient(baseURL: baseURL, transport: stub)
+        let stream = try await client.stream(
+            .get("export", as: Data.self), options: StreamOptions(bufferSize: 64 << 10))
+
+        var reader = stream.makeAsyncIterator()
+        var received = try await reader.next() ?? Data()
+        do {
+            var other = stream.makeAsyncIterator()
+            let error = await #expect(throws: APIError.self) { _ = try await other.next() }
+            #expect(error?.kind == .invalidRequest)
+            #expect(error?.message.contains("one reader") == true, "\(String(describing: error))")
+        }
+        // The other iterator is gone: the stream goes on, whole.
+        while let piece = try await reader.next() { received.append(piece) }
+        #expect(received == body)
+        var late = stream.makeAsyncIterator()
+        #expect(try await late.next() == nil)
+    }
+
     @Test("lines and JSON lines, decoded with the client's decoder; blank lines skipped")
     func views() async throws {
         let text = "{\"record_id\": 1}\r\n\n{\"record_id\": 2}\n{\"record_id\": 3}"
