@@ -186,12 +186,40 @@ struct UploadFramingTests {
     }
 
     @Test(
+        "a 307 sends again the body file opened for the first hop, not the file its path names by then",
+        arguments: TransportKind.defaults)
+    func redirectAfterReplacement(kind: TransportKind) async throws {
+        let server = try await ScriptServer.start(script: "wire.py")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-swap-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("body")
+        let replacement = folder.appendingPathComponent("replacement")
+        try Data(repeating: UInt8(ascii: "a"), count: 1000).write(to: file)
+        try Data(repeating: UInt8(ascii: "b"), count: 3000).write(to: replacement)
+        let key = UUID().uuidString
+        let client = APIClient(baseURL: server.url, transport: kind.make(timeout: .seconds(30)))
+
+        let receipt = try await client.send(
+            Request(
+                method: .put, path: "swap", query: ["key": key, "from": replacement.path, "into": file.path],
+                body: .file(file), as: Receipt.self))
+
+        // Before: the second hop opened the path again and sent the 3,000 bytes that had replaced it.
+        #expect(receipt.bytes == 1000)
+        let requests = try await Self.record(server, key: key).requests
+        #expect(requests.map(\.contentLength) == ["1000", "1000"], "\(requests)")
+        #expect(try Data(contentsOf: file).count == 3000, "the file was not replaced: the test proves nothing")
+    }
+
+    @Test(
         "a FIFO, a directory, a device or a symbolic link as body file is refused before any I/O",
         arguments: TransportKind.defaults, ["fifo", "directory", "device", "link"])
     func notARegularFile(transport: TransportKind, kind: String) async throws {
         let server = try await ScriptServer.start(script: "wire.py")
         let key = UUID().uuidString
         let path: URL
+        var linkTarget: URL?
         switch kind {
         case "fifo":
             path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-fifo-\(UUID().uuidString)")
@@ -200,12 +228,15 @@ struct UploadFramingTests {
             path = FileManager.default.temporaryDirectory
         case "link":
             path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-link-\(UUID().uuidString)")
-            try FileManager.default.createSymbolicLink(at: path, withDestinationURL: try Self.makeFile())
+            let target = try Self.makeFile()
+            try FileManager.default.createSymbolicLink(at: path, withDestinationURL: target)
+            linkTarget = target
         default:
             path = URL(fileURLWithPath: "/dev/zero")
         }
         defer {
             if kind == "fifo" || kind == "link" { try? FileManager.default.removeItem(at: path) }
+            if let linkTarget { try? FileManager.default.removeItem(at: linkTarget) }
         }
         let url = server.url.appending(path: "upload").appending(queryItems: [URLQueryItem(name: "key", value: key)])
         let error = try await #require(throws: APIError.self) {

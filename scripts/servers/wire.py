@@ -20,12 +20,15 @@ itself after --lifetime seconds. Paths:
   /length?value=V        200 with the header "Content-Length: V" exactly as given, 5 body bytes,
                          then closes (what a client does with an impossible length)
   /release?key=K         lets K's held upload go on; 204
+  /swap?key=K&from=F&into=I  reads the body, renames the file F over I (a body file replaced between
+                         two hops), and answers 307 to /upload?key=K
   /record?key=K          waits until K's connections are closed or quiet for 0.5 s (at most
                          5 s), then answers {"requests": [...], "connections": N, "open": N,
                          "bytes": total bytes received on them}
   anything else          404, on the same connection
 """
 import json
+import os
 import socket
 import struct
 import threading
@@ -205,6 +208,10 @@ def handle(sock):
             entry["complete"] = read_body(connection, headers, pace, entry, hold)
             if not entry["complete"]:
                 return
+            if url.path == "/swap":
+                os.replace(query["from"], query["into"])
+                answer(connection, "307 Temporary Redirect", b"", [("Location", f"/upload?key={connection.key}")])
+                continue
             if url.path == "/upload" and query.get("reset") == "1" and count > 1:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 return

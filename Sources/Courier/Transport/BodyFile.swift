@@ -6,22 +6,24 @@ import Foundation
     import Darwin
 #endif
 
-/// A request body file, opened once for one exchange: its length and its bytes come from the same
-/// open descriptor, and no read goes past that length.
+/// A request body file, opened once for one exchange and every redirect hop that sends it again (a
+/// 307 or 308): its length and its bytes come from the same open descriptor, and no read goes past
+/// that length.
 ///
 /// What can happen to a file while it is sent, and what the reader does:
 /// - it grows (someone appends): the bytes past the length are never read, and the size is checked
 ///   again before the last piece is handed out; a changed size fails the read then, so the server
 ///   never receives a whole request and never reads the appended bytes as a request of their own;
 /// - it shrinks (truncated): the read that finds the end early fails, at once;
-/// - its path is renamed, replaced or re-pointed after the open: nothing changes, the descriptor
-///   still reads the file that was opened and measured.
+/// - its path is renamed, replaced or re-pointed after the open, before a redirect hop included:
+///   nothing changes, the descriptor still reads the file that was opened and measured.
 ///
-/// The path must name a regular file itself: a symbolic link as its last component is refused (a
-/// link planted where the caller expected its own file, in a shared folder, would otherwise send
-/// whatever it points to), and so are a FIFO, a device such as `/dev/zero` and a directory, which
-/// have no length to announce. A FIFO is opened without blocking, so refusing it never waits for a
-/// writer; opening happens on the caller's task, never on a transport's thread.
+/// The path's last component must name a regular file itself: a symbolic link there is refused,
+/// and so are a FIFO, a device such as `/dev/zero` and a directory, which have no length to
+/// announce. Links in the folders above it are followed, as every program follows them (macOS's
+/// `/tmp` is one): a body file belongs in a folder only its owner can write. A FIFO is opened
+/// without blocking, so refusing it never waits for a writer; opening happens on the caller's task,
+/// never on a transport's thread.
 ///
 /// Rewrites that keep the size are not detected.
 ///

@@ -123,7 +123,7 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         }
         let timeout = request.timeout ?? configuration.timeout
         return try await RedirectLoop.send(request, policy: configuration.redirects, timeout: timeout) {
-            try await exchange($0, deadline: $1, timeout: timeout, consumer: consumer)
+            try await exchange($0, deadline: $1, bodyFile: $2, timeout: timeout, consumer: consumer)
         }
     }
 
@@ -131,6 +131,7 @@ public final class URLSessionTransport: HTTPStreamingTransport {
     private func exchange(
         _ request: HTTPRequest,
         deadline: ContinuousClock.Instant,
+        bodyFile: BodyFile?,
         timeout: Duration,
         consumer: (any ResponseBodyConsumer)?
     ) async throws -> HTTPResponse {
@@ -139,11 +140,6 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         // URLSession's idle timer runs on while a task is suspended for a slow reader: a stream
         // keeps its own, and URLSession's is pushed out of the way.
         let ownsIdleTimeout = consumer?.mayPauseForLong == true
-        // Opened once, here: its length and its bytes come from the same descriptor (BodyFile).
-        let bodyFile = try request.body.flatMap { body -> BodyFile? in
-            guard case .file(let url) = body else { return nil }
-            return try BodyFile(opening: url, for: request)
-        }
         // URLSession writes a download task's body to disk at the disk's pace; the consumer reads it after.
         let buffersOnDisk = consumer?.prefersDiskBuffering == true && request.body == nil
         let exchange = URLSessionExchange(

@@ -11,7 +11,7 @@ import Testing
 
 /// CurlTransport's request body reader: what it accepts as a body file, and that it never reads
 /// more or less than the length it announced.
-@Suite("CurlTransport's request body")
+@Suite("CurlTransport's request body", .timeLimit(.minutes(1)))
 struct CurlUploadTests {
     private let folder: URL
 

@@ -91,14 +91,16 @@ final class CurlTransfer: @unchecked Sendable {
     /// Makes the transfer on the caller's task, where its body file (if any) is opened and checked:
     /// nothing that may block reaches the loop thread.
     ///
+    /// - Parameter bodyFile: The request's body file, opened already (every hop of a redirect sends
+    ///   the same one); opened here when the request has a file body and none is given.
     /// - Throws: ``APIError`` when the body file cannot be sent.
     init(
-        request: HTTPRequest, budget: Duration, configuration: CurlTransport.Configuration,
+        request: HTTPRequest, bodyFile: BodyFile? = nil, budget: Duration, configuration: CurlTransport.Configuration,
         consumer: (any ResponseBodyConsumer)?, uploadMeter: UploadMeter? = nil
     ) throws {
         // POST, PUT and PATCH always go in upload mode, with an empty body when they have none.
         if request.body != nil || [.post, .put, .patch].contains(request.method) {
-            upload = try CurlUpload(request.body, request: request)
+            upload = try CurlUpload(request.body, file: bodyFile, request: request)
         }
         self.request = request
         idleTimeout = request.idleTimeout ?? configuration.idleTimeout

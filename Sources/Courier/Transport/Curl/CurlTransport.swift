@@ -184,10 +184,10 @@ public final class CurlTransport: HTTPStreamingTransport {
         let timeout = request.timeout ?? configuration.timeout
         let uploadMeter = UploadMeter.current
         return try await RedirectLoop.send(request, policy: configuration.redirects, timeout: timeout) {
-            current, deadline in
+            current, deadline, bodyFile in
             let transfer = try CurlTransfer(
-                request: current, budget: deadline - ContinuousClock.now, configuration: configuration,
-                consumer: consumer, uploadMeter: current.body == nil ? nil : uploadMeter)
+                request: current, bodyFile: bodyFile, budget: deadline - ContinuousClock.now,
+                configuration: configuration, consumer: consumer, uploadMeter: current.body == nil ? nil : uploadMeter)
             let delivery = try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { continuation in
                     if transfer.begin(continuation) { loop.start(transfer) }

@@ -17,11 +17,12 @@ final class CurlUpload {
     /// How far the body has been read.
     private(set) var offset: Int64 = 0
 
-    /// Opens the body; an empty body when there is none.
+    /// Opens the body (a file body unless `file` is the one opened for it already); an empty body
+    /// when there is none.
     ///
     /// - Throws: ``APIError`` with kind ``APIError/Kind/invalidRequest`` when the body file cannot be
     ///   sent (see ``BodyFile``).
-    init(_ body: HTTPBody?, request: HTTPRequest) throws {
+    init(_ body: HTTPBody?, file opened: BodyFile? = nil, request: HTTPRequest) throws {
         self.request = request
         switch body {
         case nil:
@@ -31,7 +32,7 @@ final class CurlUpload {
             source = .data(data)
             length = Int64(data.count)
         case .file(let url):
-            let file = try BodyFile(opening: url, for: request)
+            let file = try opened ?? BodyFile(opening: url, for: request)
             source = .file(file)
             length = file.length
         }
