@@ -124,7 +124,7 @@ public struct EventSource: AsyncSequence, Sendable {
             }
             wait = options.wait(
                 afterFailures: failures, serverRetry: parser.reconnectionTime,
-                retryAfter: error?.response.flatMap(EventSource.retryAfter(in:)), jitter: source.jitter())
+                retryAfter: error?.response.flatMap { RetryAfter.delay(in: $0, now: Date()) }, jitter: source.jitter())
         }
     }
 
@@ -145,14 +145,6 @@ public struct EventSource: AsyncSequence, Sendable {
         default:
             return false
         }
-    }
-
-    /// A `Retry-After` in seconds.
-    static func retryAfter(in response: HTTPResponse) -> Duration? {
-        guard let value = response.headers[.retryAfter]?.trimmingCharacters(in: .whitespaces),
-            let seconds = Int(value), seconds >= 0
-        else { return nil }
-        return .seconds(seconds)
     }
 }
 
@@ -200,6 +192,8 @@ struct EventSourceRoute<Base: Route>: Route {
     var acceptableStatuses: AcceptableStatuses { .success }
     var policies: RequestPolicies { base.policies }
     var requiresAuthentication: Bool { base.requiresAuthentication }
-    var retryPolicy: RetryPolicy? { base.retryPolicy }
+    /// The source reconnects by its own rules: the retry middleware would send each connection again
+    /// at once, in bursts the source's backoff never sees.
+    var retryPolicy: RetryPolicy? { .never }
     var cachePolicy: CachePolicy? { base.cachePolicy }
 }

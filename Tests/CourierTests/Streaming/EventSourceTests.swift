@@ -86,6 +86,37 @@ struct EventSourceStubTests {
         #expect(waits.all == [1, 2, 5, 5, 5, 5, 5].map { .seconds($0) })
     }
 
+    @Test("a Retry-After given as an HTTP date is honoured as a wait, like one in seconds")
+    func retryAfterDate() async throws {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let later = formatter.string(from: Date().addingTimeInterval(30))
+        let stub = StubTransport().on(
+            .get, "v1/feed", .response(status: .serviceUnavailable, headers: ["Retry-After": later], body: Data()))
+        let client = APIClient(baseURL: baseURL, transport: stub)
+        let waits = Waits()
+        _ = await #expect(throws: APIError.self) {
+            for try await _ in source(client, "feed", options: .init(maximumConsecutiveFailures: 1), waits: waits) {}
+        }
+        let wait = try #require(waits.all.first)
+        #expect(wait > .seconds(25) && wait <= .seconds(31), "\(wait)")
+    }
+
+    @Test("the retry middleware does not send a source's connections again: the source's own backoff decides")
+    func noRetryMiddlewareBursts() async throws {
+        let stub = StubTransport().on(
+            .get, "v1/feed", .response(status: .serviceUnavailable, headers: ["Retry-After": "0"], body: Data()))
+        let client = APIClient(
+            baseURL: baseURL, transport: stub, middlewares: [RetryMiddleware(policy: .init(maximumAttempts: 3))])
+        _ = await #expect(throws: APIError.self) {
+            for try await _ in source(client, "feed", options: .init(maximumConsecutiveFailures: 2), waits: Waits()) {}
+        }
+        // Three connections, each sent once (before: three times each, at once).
+        #expect(stub.requests.count == 3)
+    }
+
     @Test("retry: 0 waits the minimum between connections that bring events, and cannot shorten the backoff")
     func retryZero() async throws {
         let calls = Counter()

@@ -130,12 +130,8 @@ public struct RetryMiddleware: Middleware {
 
     /// The wait a 429 or 503 asks for: `Retry-After` in seconds or as an HTTP date.
     private func retryAfter(in response: HTTPResponse) -> Duration? {
-        guard response.status == .tooManyRequests || response.status == .serviceUnavailable,
-            let value = response.headers[.retryAfter]?.trimmingCharacters(in: .whitespaces)
-        else { return nil }
-        if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
-        guard let date = HTTPDate.parse(value) else { return nil }
-        return .seconds(max(0, date.timeIntervalSince(clock.now())))
+        guard response.status == .tooManyRequests || response.status == .serviceUnavailable else { return nil }
+        return RetryAfter.delay(in: response, now: clock.now())
     }
 
     /// `initial × multiplier^(attempt-1)`, capped, then drawn uniformly from zero to that with jitter.
