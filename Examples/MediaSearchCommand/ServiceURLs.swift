@@ -39,7 +39,8 @@ struct ServiceURLs: Equatable {
     /// - Throws: ``UsageError`` saying why and what to do instead.
     func checkCredentialTransport(allowsInsecureHTTP: Bool) throws(UsageError) {
         guard !allowsInsecureHTTP, tmdb.scheme?.lowercased() == "http" else { return }
-        let host = tmdb.host ?? ""
+        // As written: a decoded %00 would end the address for inet_pton ("127.0.0.1%00.evil").
+        let host = tmdb.host(percentEncoded: true) ?? ""
         guard !Self.isLoopback(host) else { return }
         throw UsageError(
             message: "\(Self.variables.tmdb) is plain http to \(host), which would send the TMDB key unencrypted; "
@@ -48,8 +49,9 @@ struct ServiceURLs: Equatable {
     }
 
     /// Whether `host` is this machine: `localhost`, an IPv4 address in 127.0.0.0/8, or `::1`. Only
-    /// exact address forms count (`127.1` or `127.0.0.1.example.com` do not).
+    /// exact address forms count (`127.1`, `127.0.0.1.example.com` or a host with `%` or NUL do not).
     static func isLoopback(_ host: String) -> Bool {
+        guard !host.utf8.contains(where: { $0 == 0 || $0 == UInt8(ascii: "%") }) else { return false }
         var name = host.lowercased()
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if name == "localhost" || name == "localhost." { return true }

@@ -172,6 +172,8 @@ struct MediaSearchTests {
             (["popular"], "http://example.invalid/3"), (["movie", "27205"], "http://10.255.255.1/3"),
             (["poster", "27205"], "HTTP://API.EXAMPLE.INVALID/3"), (["popular"], "http://127.0.0.1.example.invalid/3"),
             (["popular"], "http://localhost.example.invalid/3"), (["popular"], "http://[::ffff:10.0.0.1]/3"),
+            // A NUL, decoded, would stop inet_pton after "127.0.0.1" (found by the review).
+            (["popular"], "http://127.0.0.1%00.example.invalid/3"), (["popular"], "http://127.0.0.1%2F/3"),
         ])
     func plainHTTPKeyRefused(arguments: [String], url: String) async {
         let key = "SENTINEL-tmdb-key-\(UUID().uuidString.prefix(8))"
