@@ -59,8 +59,15 @@ extension CurlTransfer {
         var length = 0
         for byte in line.dropFirst(Self.contentLengthPrefix.count) {
             if byte == UInt8(ascii: " ") { continue }
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), length < Int.max / 20 else { break }
-            length = length * 10 + Int(byte - UInt8(ascii: "0"))
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { break }
+            let (times, overflowed) = length.multipliedReportingOverflow(by: 10)
+            let (sum, overflowedAgain) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflowed, !overflowedAgain else {
+                // Not a length that fits: the full check, with the parsed head, refuses it as framing.
+                announcedLength = nil
+                return true
+            }
+            length = sum
         }
         announcedLength = length
         return true
