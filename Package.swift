@@ -22,7 +22,9 @@ let package = Package(
     targets: [
         // libcurl, loaded at run time: no development package is needed to build (see its header).
         .target(name: "CCourierCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "Courier", dependencies: ["CCourierCurl"]),
+        // zlib, loaded at run time the same way: the codings Courier decodes itself.
+        .target(name: "CCourierZlib", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "Courier", dependencies: ["CCourierCurl", "CCourierZlib"]),
         .target(name: "CourierTesting", dependencies: ["Courier"]),
         .target(name: "CourierImages", dependencies: ["Courier"]),
         .target(name: "ITunesSearch", dependencies: ["Courier"], path: "Examples/ITunesSearch"),

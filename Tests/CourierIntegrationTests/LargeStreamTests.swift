@@ -101,4 +101,31 @@ struct LargeStreamTests {
         #expect(pieces < received / (64 << 10), "the reader should find the buffer full and get joined pieces")
         #expect(most - before < 16 << 20, "the process grew by \((most - before) >> 20) MiB while reading 1 GiB")
     }
+
+    @Test(
+        "a gzip stream that inflates a thousandfold keeps memory within the buffer for a slow reader (CurlTransport)",
+        .enabled(if: ProcessMemory.isAvailable && LocalServers.faults != nil))
+    func compressedStreamMemory() async throws {
+        let client = TransportKind.curl.client(LocalServers.faults)
+        // 256 MiB of zeros in about 256 KB: libcurl inflated a whole network read (16 KB in, 16 MB
+        // out) into its own buffer while the stream was paused (+48 MiB); Courier now inflates at
+        // the reader's pace, 256 KiB a piece.
+        let stream = try await client.stream(Request<Data>(path: "gzip-bomb"))
+        #expect(stream.response.headers[.contentEncoding] == "gzip")
+        let before = ProcessMemory.residentBytes() ?? 0
+        var most = before
+        var received = 0
+        var nonZero = false
+        var pieces = 0
+        for try await piece in stream {
+            received += piece.count
+            pieces += 1
+            if !nonZero { nonZero = piece.contains { $0 != 0 } }
+            try await Task.sleep(for: .milliseconds(1))
+            if pieces % 16 == 0 { most = max(most, ProcessMemory.residentBytes() ?? 0) }
+        }
+        #expect(received == 256 << 20)
+        #expect(!nonZero)
+        #expect(most - before < 16 << 20, "the process grew by \((most - before) >> 20) MiB while inflating 256 MiB")
+    }
 }

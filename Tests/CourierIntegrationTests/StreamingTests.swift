@@ -68,4 +68,54 @@ struct StreamingTests {
         // loaded machine the 64 KiB alone may take seconds to arrive).
         #expect(ContinuousClock.now - start < .seconds(45))
     }
+
+    private struct Echoed: Decodable {
+        let gzipped: Bool?
+        let deflated: Bool?
+        let headers: [String: String]
+    }
+
+    @Test(
+        "gzip and deflate streams arrive decoded, as the same call without a stream does",
+        arguments: TransportKind.allCases)
+    func compressedStreams(kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.httpbin)
+        for path in ["gzip", "deflate"] {
+            let stream = try await client.stream(Request<Data>(path: Path(stringLiteral: path)))
+            var body = Data()
+            for try await piece in stream { body.append(piece) }
+            let echoed = try JSONDecoder().decode(Echoed.self, from: body)
+            #expect(echoed.gzipped == true || echoed.deflated == true, "\(path)")
+            if kind.isCurl {
+                // Courier decodes these two itself on CurlTransport, and asks for no other.
+                #expect(echoed.headers["Accept-Encoding"] == "gzip, deflate", "\(echoed.headers)")
+            }
+        }
+    }
+
+    @Test(
+        "a coding Courier does not decode fails the stream before its head; a gzip error page is read decoded",
+        arguments: TransportKind.allCases)
+    func codings(kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.faults)
+        if kind.isCurl {
+            // URLSession decodes (or passes on) what it knows itself; CurlTransport hands Courier the
+            // body as sent, and Courier refuses what it cannot decode rather than hand over bytes.
+            let error = await #expect(throws: APIError.self) {
+                try await client.stream(Request<Data>(path: "encoded", query: ["coding": "br"]))
+            }
+            #expect(error?.kind == .transport(.badResponse), "\(String(describing: error))")
+            #expect(error?.message.contains("br") == true)
+        }
+        let page = await #expect(throws: APIError.self) {
+            try await client.stream(Request<Data>(path: "gzip-error"))
+        }
+        #expect(page?.kind == .unacceptableStatus(.internalServerError))
+        #expect(page?.errorBody(as: ServerMessage.self)?.serverMessage == "gzipped error")
+        let bomb = await #expect(throws: APIError.self) {
+            try await client.stream(Request<Data>(path: "gzip-error", query: ["bomb": "1"]))
+        }
+        #expect(bomb?.kind == .unacceptableStatus(.internalServerError))
+        #expect((bomb?.response?.body.count ?? .max) <= 64 * 1024)
+    }
 }

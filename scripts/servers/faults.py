@@ -23,6 +23,8 @@ the count. Paths:
   /extra-bytes        Content-Length 5, then more bytes than that
   /bad-gzip           Content-Encoding: gzip with a body that is not gzip
   /gzip-bomb          Content-Encoding: gzip, 256 MiB of zeros in about 256 KB
+  /gzip-error?bomb=1  500 with a gzip-encoded JSON message (with bomb=1: the 256 MiB bomb instead)
+  /encoded?coding=C   200 with Content-Encoding: C (whatever was asked for) and a few bytes
   /endless            a chunked body that never ends
   /no-response        reads the request, never answers
   /stall              headers (Content-Length 100), then nothing
@@ -39,6 +41,7 @@ the count. Paths:
   /sse/…, /cookies/…  Server-Sent Events and cookies: see sessions.py
 """
 import email.policy
+import gzip
 import json
 import socket
 import struct
@@ -202,6 +205,11 @@ def serve(connection, path, query, head, received, port):
         send(response(200, b"this is not gzip at all", [("Content-Encoding", "gzip")]))
     elif path == "/gzip-bomb":
         send(response(200, gzip_bomb(), [("Content-Encoding", "gzip"), ("Content-Type", "application/octet-stream")]))
+    elif path == "/gzip-error":
+        body = gzip_bomb() if query.get("bomb") == "1" else gzip.compress(b'{"message": "gzipped error"}')
+        send(response(500, body, [("Content-Encoding", "gzip"), ("Content-Type", "application/json")]))
+    elif path == "/encoded":
+        send(response(200, b"not really compressed", [("Content-Encoding", query.get("coding", "br"))]))
     elif path == "/endless":
         send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
         chunk = b"%x\r\n" % 65536 + b"e" * 65536 + b"\r\n"

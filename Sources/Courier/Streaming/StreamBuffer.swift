@@ -5,9 +5,15 @@ import Foundation
 /// the caller as soon as it is complete; keeps at most ``StreamOptions/maximumErrorBodySize`` bytes
 /// of an unacceptable status's body for the error.
 ///
+/// It decodes a gzip or deflate body itself when the transport hands the body over as the server
+/// encoded it (``CurlTransport``): the buffer and the flow control count the compressed bytes, and
+/// the reader inflates at most 256 KiB a call, so a body that inflates a thousandfold (or a
+/// decompression bomb) costs the same memory as any other.
+///
 /// The transport calls it on its own thread (never two calls at once for one exchange); the reader
 /// on its task. Every piece of state is behind one lock, and no continuation or resume handler is
-/// called while it is held.
+/// called while it is held; the reader's decoder is behind a lock of its own, so inflating never
+/// holds up the transport.
 final class StreamBuffer: ResponseBodyConsumer, Sendable {
     private struct State {
         /// The accepted head, once it arrived.
@@ -16,6 +22,10 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
         /// The head of an unacceptable status, and what is kept of its body.
         var errorHead: HTTPResponse?
         var errorBody = Data()
+        /// Decodes an encoded error body; whether the rest of it is dropped (a coding Courier cannot
+        /// decode, or bytes that do not decode).
+        var errorDecoder: ContentDecoder?
+        var dropsErrorBody = false
         var pieces: [Data] = []
         var firstPiece = 0
         var buffered = 0
@@ -30,6 +40,8 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     private let acceptableStatuses: AcceptableStatuses
     private let options: StreamOptions
     private let state = Locked(State())
+    /// The reader's decoder, when the body arrives encoded.
+    private let decoding = Locked<ContentDecoder?>(nil)
     /// Runs between the reader's two looks at the buffer (tests: a piece that arrives just then).
     private let betweenLooks: (@Sendable () -> Void)?
 
@@ -44,7 +56,16 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     // MARK: The transport's side
 
     func responseHeadArrived(_ head: HTTPResponse) throws -> Bool {
+        try responseHeadArrived(head, bodyIsEncoded: false)
+    }
+
+    var decodesContentEncoding: Bool { true }
+
+    func responseHeadArrived(_ head: HTTPResponse, bodyIsEncoded: Bool) throws -> Bool {
+        let contentEncoding = bodyIsEncoded ? head.headers[.contentEncoding] : nil
         if acceptableStatuses.contains(head.status) {
+            // A coding Courier cannot decode fails the call here, before the head reaches the caller.
+            let decoder = try ContentDecoder.coding(of: contentEncoding).map { try ContentDecoder($0) }
             let waiter = try state.withLock { state -> CheckedContinuation<HTTPResponse, any Error>? in
                 guard state.head == nil else { throw Self.replayError(head) }
                 state.head = head
@@ -52,17 +73,28 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
                 defer { state.headWaiter = nil }
                 return state.headWaiter
             }
+            decoding.withLock { $0 = decoder }
             waiter?.resume(returning: head)
             return true
         }
         let limit = options.maximumErrorBodySize
-        if let announced = head.headers[.contentLength].flatMap(Int.init), announced > limit {
+        // An error page Courier cannot decode keeps its status and headers, without its body.
+        var decoder: ContentDecoder?
+        var dropsBody = false
+        do {
+            decoder = try ContentDecoder.coding(of: contentEncoding).map { try ContentDecoder($0) }
+        } catch {
+            dropsBody = true
+        }
+        if contentEncoding == nil, let announced = head.headers[.contentLength].flatMap(Int.init), announced > limit {
             throw cutError(head)
         }
         try state.withLock { state in
             guard state.head == nil else { throw Self.replayError(head) }
             state.errorHead = head
             state.errorBody = Data()
+            state.errorDecoder = decoder
+            state.dropsErrorBody = dropsBody
         }
         return true
     }
@@ -71,7 +103,18 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
         let (reader, errorResponse, isBehind) = state.withLock {
             state -> (CheckedContinuation<Data?, any Error>?, HTTPResponse?, Bool) in
             if var errorHead = state.errorHead {
+                guard !state.dropsErrorBody else { return (nil, nil, false) }
                 let room = max(0, options.maximumErrorBodySize - state.errorBody.count)
+                var piece = piece
+                if let decoder = state.errorDecoder {
+                    // One byte past the room tells a body over the limit; no more is inflated.
+                    decoder.feed(piece)
+                    guard let decoded = try? decoder.decode(maximum: room + 1) else {
+                        state.dropsErrorBody = true
+                        return (nil, nil, false)
+                    }
+                    piece = decoded
+                }
                 state.errorBody.append(piece.prefix(room))
                 guard piece.count > room else { return (nil, nil, false) }
                 errorHead.body = state.errorBody
@@ -147,6 +190,37 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     /// - Throws: ``APIError`` when a second reader asks while another one waits, or the exchange's
     ///   error once the pieces before it are read.
     func next() async throws -> Data? {
+        guard decoding.withLock({ $0 != nil }) else { return try await nextPiece() }
+        while true {
+            let decoded = try decode { try $0.decode(maximum: Self.largestPiece) }
+            if !decoded.isEmpty { return decoded }
+            guard let piece = try await nextPiece() else {
+                _ = try decode { decoder in
+                    try decoder.finish()
+                    return Data()
+                }
+                return nil
+            }
+            decoding.withLock { $0?.feed(piece) }
+        }
+    }
+
+    /// Runs `work` on the reader's decoder (one reader at a time, so its lock is never waited for);
+    /// a decoding error ends the stream with it.
+    private func decode(_ work: (ContentDecoder) throws -> Data) throws -> Data {
+        do {
+            return try decoding.withLock { decoder in try decoder.map(work) ?? Data() }
+        } catch {
+            finish(.failure(error))
+            throw error
+        }
+    }
+
+    /// The largest piece handed to the reader at once.
+    private static let largestPiece = 256 * 1024
+
+    /// The next piece as the transport handed it over (encoded, when the body is).
+    private func nextPiece() async throws -> Data? {
         let (ready, resume) = state.withLock { state in Self.take(from: &state, options: options) }
         resume?()
         if let ready { return try ready.get() }
@@ -179,7 +253,7 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
         var piece = state.pieces[state.firstPiece]
         state.pieces[state.firstPiece] = Data()
         state.firstPiece += 1
-        while state.firstPiece < state.pieces.count, piece.count < 256 * 1024 {
+        while state.firstPiece < state.pieces.count, piece.count < largestPiece {
             piece.append(state.pieces[state.firstPiece])
             state.pieces[state.firstPiece] = Data()
             state.firstPiece += 1

@@ -6,7 +6,9 @@
 /// time the stream spends paused because its reader stopped reading does not count as idle.
 public struct StreamOptions: Sendable, Hashable {
     /// The body bytes held for the reader before the transport pauses the network: 1 MiB by
-    /// default. Memory stays within about this plus one network read, whatever the body's size.
+    /// default. Memory stays within about this plus one network read, whatever the body's size
+    /// and the reader's pace; a compressed body counts its compressed bytes here, and is inflated
+    /// as it is read, at most 256 KiB a piece (``CurlTransport``).
     public var bufferSize: Int
     /// The most bytes of an unacceptable status's body kept for ``APIError``: 64 KiB by default.
     /// A longer error body fails the call at that point with what was kept.

@@ -17,6 +17,17 @@ package protocol ResponseBodyConsumer: Sendable {
     /// error page, say). Throwing stops the exchange with that error.
     func responseHeadArrived(_ head: HTTPResponse) throws -> Bool
 
+    /// Whether the consumer decodes the body's `Content-Encoding` itself, at its own pace (a
+    /// stream, whose reader may take a piece long after it arrived). A transport that can hand the
+    /// body over as it came (``CurlTransport``: libcurl would otherwise inflate a whole network read
+    /// into memory while the consumer has no room) then does, and says so with
+    /// ``responseHeadArrived(_:bodyIsEncoded:)``.
+    var decodesContentEncoding: Bool { get }
+
+    /// The final head, as ``responseHeadArrived(_:)``, with whether the body arrives as the server
+    /// encoded it (only when the consumer ``decodesContentEncoding``).
+    func responseHeadArrived(_ head: HTTPResponse, bodyIsEncoded: Bool) throws -> Bool
+
     /// The next piece of the body. Throwing stops the exchange with that error (a size limit, a
     /// full disk).
     func receive(_ piece: Data) throws
@@ -60,6 +71,15 @@ package protocol ResponseBodyConsumer: Sendable {
 }
 
 extension ResponseBodyConsumer {
+    /// `false`: the transport decodes.
+    package var decodesContentEncoding: Bool { false }
+
+    /// The head, to ``responseHeadArrived(_:)``: a consumer that does not decode never gets an
+    /// encoded body.
+    package func responseHeadArrived(_ head: HTTPResponse, bodyIsEncoded: Bool) throws -> Bool {
+        try responseHeadArrived(head)
+    }
+
     /// `false`: pieces as they arrive.
     package var prefersDiskBuffering: Bool { false }
 

@@ -134,7 +134,8 @@ extension CurlTransfer {
         if let consumer, !isRedirect {
             do {
                 isStreaming = try consumer.responseHeadArrived(
-                    HTTPResponse(status: HTTPStatus(code: status), headers: headers, url: request.url))
+                    HTTPResponse(status: HTTPStatus(code: status), headers: headers, url: request.url),
+                    bodyIsEncoded: leavesBodyEncoded)
             } catch {
                 return stop(error)
             }

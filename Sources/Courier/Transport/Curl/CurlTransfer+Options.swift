@@ -86,6 +86,7 @@ extension CurlTransfer {
         let left = deadline - started
         guard left > .zero else { throw deadlineFailure() }
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_TIMEOUT_MS), Self.milliseconds(left)))
+        check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_HTTP_CONTENT_DECODING), leavesBodyEncoded ? 0 : 1))
         check(
             ccurl_easy_setopt_long(
                 easy, Int32(CCURLOPT_CONNECTTIMEOUT_MS), Self.milliseconds(min(left, configuration.connectTimeout))))
@@ -122,7 +123,9 @@ extension CurlTransfer {
         }
     }
 
-    static func makeHeaderList(_ headers: HTTPHeaders) -> OpaquePointer? {
+    /// The request's header list for libcurl; `acceptEncoding`, when given, is asked for unless the
+    /// request asks for codings of its own (libcurl then adds no `Accept-Encoding` of its own).
+    static func makeHeaderList(_ headers: HTTPHeaders, acceptEncoding: String? = nil) -> OpaquePointer? {
         var list: OpaquePointer?
         func append(_ line: String) {
             list = line.withCString { ccurl_slist_append(list, $0) }
@@ -130,6 +133,9 @@ extension CurlTransfer {
         for field in headers where field.name != .contentLength {
             // "Name:" would remove a header libcurl adds; "Name;" sends it empty.
             append(field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)")
+        }
+        if let acceptEncoding, !headers.contains(.acceptEncoding) {
+            append("Accept-Encoding: \(acceptEncoding)")
         }
         if !headers.contains("Expect") {
             // No 100-continue round trip (and its one-second wait on servers that never answer it).

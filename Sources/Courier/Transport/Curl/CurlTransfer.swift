@@ -25,6 +25,9 @@ final class CurlTransfer: @unchecked Sendable {
     let idleTimeout: Duration
     /// Told how much of the request body went out, when the caller watches upload progress.
     let uploadMeter: UploadMeter?
+    /// Whether libcurl leaves the body as the server encoded it, for a consumer that decodes it at
+    /// its own pace (a stream): libcurl would inflate a whole network read while paused.
+    let leavesBodyEncoded: Bool
 
     // MARK: Loop thread only
 
@@ -109,8 +112,10 @@ final class CurlTransfer: @unchecked Sendable {
         deadline = ContinuousClock.now + budget
         self.configuration = configuration
         self.consumer = consumer
+        leavesBodyEncoded = consumer?.decodesContentEncoding == true
         urlString = request.url.absoluteString
-        headerList = Self.makeHeaderList(request.headers)
+        headerList = Self.makeHeaderList(
+            request.headers, acceptEncoding: leavesBodyEncoded ? ContentDecoder.acceptedCodings : nil)
     }
 
     deinit {

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// The content decoder behind streams on CurlTransport: gzip and both kinds of deflate, however the
+/// compressed bytes are cut, never more output per call than asked for, and typed errors for bad
+/// or cut input and codings it cannot decode.
+@Suite("Content decoder")
+struct ContentDecoderTests {
+    /// "The quick brown fox jumps over the lazy dog. " 50 times, compressed by Python's zlib.
+    static let text = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 50)
+    static let gzip = Data(
+        base64Encoded:
+            "H4sIAAAAAAACAwvJSFUoLM1MzlZIKsovz1NIy69QyCrNLShWyC9LLVIoAUrnJFZVKqTkp+sphIwqHlU8qnhU8ajiUcWjikcVDybFAPs64F/KCAAA"
+    )!
+    static let zlib = Data(
+        base64Encoded:
+            "eJwLyUhVKCzNTM5WSCrKL89TSMuvUMgqzS0oVsgvSy1SKAFK5yRWVSqk5KfrKYSMKh5VPKp4VPGo4lHFo4pHFQ8mxQAljCfM")!
+    static let rawDeflate = Data(
+        base64Encoded: "C8lIVSgszUzOVkgqyi/PU0jLr1DIKs0tKFbIL0stUigBSuckVlUqpOSn6ymEjCoeVTyqeFTxqOJRxaOKRxUPJsUA")!
+    /// Two gzip members: "first member, " and "second member".
+    static let twoMembers = Data(
+        base64Encoded: "H4sIAAAAAAACA0vLLCouUchNzU1KLdJRAADe/wpiDgAAAB+LCAAAAAAAAgMrTk3Oz0tRyE3NTUotAgAkdPqfDQAAAA==")!
+
+    /// Feeds `data` in pieces of `piece` bytes and decodes at most `maximum` bytes a call.
+    private func decode(_ data: Data, _ coding: ContentDecoder.Coding, piece: Int, maximum: Int) throws -> Data {
+        let decoder = try ContentDecoder(coding)
+        var output = Data()
+        var offset = 0
+        while offset < data.count || decoder.hasPendingInput {
+            if offset < data.count {
+                decoder.feed(data.subdata(in: offset..<min(offset + piece, data.count)))
+                offset += piece
+            }
+            while true {
+                let decoded = try decoder.decode(maximum: maximum)
+                #expect(decoded.count <= maximum)
+                if decoded.isEmpty { break }
+                output.append(decoded)
+            }
+        }
+        try decoder.finish()
+        return output
+    }
+
+    @Test(
+        "gzip, zlib deflate and raw deflate decode whole, whatever the pieces and the room per call",
+        arguments: [1, 7, 1000], [1, 64, 1 << 20])
+    func decodes(piece: Int, maximum: Int) throws {
+        #expect(
+            String(decoding: try decode(Self.gzip, .gzip, piece: piece, maximum: maximum), as: UTF8.self) == Self.text)
+        #expect(
+            String(decoding: try decode(Self.zlib, .deflate, piece: piece, maximum: maximum), as: UTF8.self)
+                == Self.text)
+        #expect(
+            String(decoding: try decode(Self.rawDeflate, .deflate, piece: piece, maximum: maximum), as: UTF8.self)
+                == Self.text)
+    }
+
+    @Test("gzip members in a row decode one after the other; bytes after the end that start none are dropped")
+    func members() throws {
+        #expect(
+            String(decoding: try decode(Self.twoMembers, .gzip, piece: 5, maximum: 3), as: UTF8.self)
+                == "first member, second member")
+        let trailing = Self.gzip + Data("garbage".utf8)
+        #expect(String(decoding: try decode(trailing, .gzip, piece: 9, maximum: 100), as: UTF8.self) == Self.text)
+    }
+
+    @Test("bytes that are not compressed data, and compressed data cut short, are bad responses")
+    func invalid() throws {
+        let garbage = #expect(throws: APIError.self) {
+            _ = try decode(Data("not gzip at all, just text".utf8), .gzip, piece: 100, maximum: 100)
+        }
+        #expect(garbage?.kind == .transport(.badResponse))
+        let cut = #expect(throws: APIError.self) {
+            _ = try decode(Self.gzip.prefix(40), .gzip, piece: 100, maximum: 100)
+        }
+        #expect(cut?.kind == .transport(.badResponse))
+        #expect(cut?.message.contains("ended early") == true, "\(String(describing: cut))")
+        #expect(try decode(Data(), .gzip, piece: 1, maximum: 10).isEmpty)
+    }
+
+    @Test(
+        "Content-Encoding: none and identity need no decoder; gzip, x-gzip and deflate do; others are refused",
+        arguments: [
+            (nil, "none"), ("", "none"), ("identity", "none"), ("gzip", "gzip"), ("x-gzip", "gzip"), ("GZIP", "gzip"),
+            ("deflate", "deflate"), ("identity, gzip", "gzip"), ("br", "refused"), ("zstd", "refused"),
+            ("compress", "refused"), ("gzip, gzip", "refused"), ("gzip, br", "refused"),
+        ] as [(String?, String)])
+    func codings(value: String?, expected: String) {
+        do {
+            let coding = try ContentDecoder.coding(of: value)
+            #expect((coding?.rawValue ?? "none") == expected, "\(String(describing: value))")
+        } catch {
+            #expect(expected == "refused", "\(String(describing: value)): \(error)")
+            #expect((error as? APIError)?.kind == .transport(.badResponse))
+        }
+    }
+}
