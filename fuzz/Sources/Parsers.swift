@@ -45,7 +45,8 @@ let headParserTarget = FuzzTarget(name: "head") { input in
         violated(
             "head: round trip",
             "\(String(describing: parser.status)) \(Array(parser.headers).map { "\($0.name.rawName)=\($0.value.debugDescription)" }) vs "
-                + "\(String(describing: again.status)) \(Array(again.headers).map { "\($0.name.rawName)=\($0.value.debugDescription)" })")
+                + "\(String(describing: again.status)) \(Array(again.headers).map { "\($0.name.rawName)=\($0.value.debugDescription)" })"
+        )
     }
 }
 
@@ -86,7 +87,9 @@ let mediaTypeTarget = FuzzTarget(name: "media-type") { input in
     if !ContentTypeCheck.matches(type, pattern: "*/*") || !ContentTypeCheck.matches(type, pattern: type) {
         violated("media-type: matches itself and */*", type.debugDescription)
     }
-    if Array(ContentTypeCheck.mediaType(of: type).utf8) != Array(type.trimmingCharacters(in: .init(charactersIn: " \t")).utf8) {
+    if Array(ContentTypeCheck.mediaType(of: type).utf8)
+        != Array(type.trimmingCharacters(in: .init(charactersIn: " \t")).utf8)
+    {
         violated("media-type: idempotent", type.debugDescription)
     }
 }
@@ -112,5 +115,42 @@ let imageHeaderTarget = FuzzTarget(name: "image-header") { input in
     guard let format = ImageFormat(sniffing: data) else { return }
     if let size = ImageHeader.pixelSize(of: data, format: format), size.width <= 0 || size.height <= 0 {
         violated("image-header: a positive size", "\(size) for \(format)")
+    }
+}
+
+/// The content decoder: never more output per call than asked for, and the same bytes (or the same
+/// failure) whatever the pieces the input arrives in and the room each call has.
+let inflateTarget = FuzzTarget(name: "inflate") { input in
+    var reader = FuzzReader(input)
+    let coding: ContentDecoder.Coding = reader.byte() % 2 == 0 ? .gzip : .deflate
+    let room = Int(reader.byte()) + 1
+    let cut = Int(reader.byte())
+    let bytes = Data(reader.rest())
+    func decode(_ pieces: [Data], room: Int) -> Data? {
+        guard let decoder = try? ContentDecoder(coding) else { violated("inflate: zlib", "could not be loaded") }
+        var output = Data()
+        do {
+            for piece in pieces {
+                decoder.feed(piece)
+                while true {
+                    let decoded = try decoder.decode(maximum: room)
+                    if decoded.count > room { violated("inflate: room", "\(decoded.count) bytes for \(room)") }
+                    if decoded.isEmpty { break }
+                    output.append(decoded)
+                    // A bomb stops the property check, not the fuzzer: a megabyte shows it is bounded.
+                    if output.count > 1 << 20 { return output.prefix(1 << 20) }
+                }
+            }
+            try decoder.finish()
+        } catch {
+            return nil
+        }
+        return output
+    }
+    let split = min(cut, bytes.count)
+    let whole = decode([bytes], room: 1 << 16)
+    let halves = decode([bytes.prefix(split), bytes.dropFirst(split)].map { Data($0) }, room: room)
+    if whole != halves {
+        violated("inflate: pieces", "\(String(describing: whole?.count)) vs \(String(describing: halves?.count)) bytes")
     }
 }

@@ -29,6 +29,8 @@ final class ContentDecoder {
     private var hasEnded = false
     /// Whether any input arrived (an empty body with a coding is an empty body).
     private var hasInput = false
+    /// Whether bytes that start no member followed the end: everything after them is dropped.
+    private var discardsRest = false
 
     /// The coding of a `Content-Encoding` value: `nil` for none or `identity`.
     ///
@@ -85,7 +87,9 @@ final class ContentDecoder {
     func decode(maximum: Int) throws -> Data {
         var output = Data(count: max(1, maximum))
         var produced = 0
-        while produced < maximum, hasPendingInput {
+        // zlib may hold output it could not hand over for lack of room after taking all the input:
+        // it is asked again, with no input, until it makes no progress.
+        while produced < maximum, hasPendingInput || (inflater != nil && !hasEnded) {
             if hasEnded {
                 guard try startNextMember() else { break }
             }
@@ -96,7 +100,8 @@ final class ContentDecoder {
             var message = [CChar](repeating: 0, count: 256)
             let code = input.withUnsafeBytes { source in
                 output.withUnsafeMutableBytes { target in
-                    let from = source.bindMemory(to: UInt8.self).baseAddress! + inputOffset
+                    // No input (asking zlib for what it holds) has no base address: NULL, with a count of 0.
+                    let from = source.bindMemory(to: UInt8.self).baseAddress.map { $0 + inputOffset }
                     let into = target.bindMemory(to: UInt8.self).baseAddress! + produced
                     return ccourier_inflate(
                         inflater, from, input.count - inputOffset, &consumed, into, maximum - produced, &made, &message,
@@ -152,10 +157,12 @@ final class ContentDecoder {
     /// inflater is reset for it), else they are dropped.
     private func startNextMember() throws -> Bool {
         let left = input.count - inputOffset
-        guard coding == .gzip, left >= 2,
+        guard !discardsRest, coding == .gzip, left >= 2,
             input[input.startIndex + inputOffset] == 0x1F, input[input.startIndex + inputOffset + 1] == 0x8B
         else {
-            if coding == .gzip, left == 1, input[input.startIndex + inputOffset] == 0x1F { return false }
+            if !discardsRest, coding == .gzip, left == 1, input[input.startIndex + inputOffset] == 0x1F { return false }
+            // Not another member: the rest of the body is dropped, however it arrives.
+            discardsRest = true
             inputOffset = input.count
             return false
         }

@@ -97,4 +97,39 @@ struct ContentDecoderTests {
             #expect((error as? APIError)?.kind == .transport(.badResponse))
         }
     }
+
+    @Test(
+        "fuzz findings: output zlib holds after taking all the input, and bytes after the end however they are cut",
+        arguments: [
+            "BQAAK+tIzWDJWsgcHBwcHBwcHBwcHBwcHEAiy0gmzck9yak8BwPLSS8sSSCMAA==",
+            "AAUeH4sIAAAAAAACA0sEAEO+t+gBAAAAHxr5775xAQAAH4sIAAAAAAACA0sEAEO+t+gBAAA=",
+            "AAUeH4sIAAFkAQBKA0sEAEO+t+gBAAAAAB+LCAAAAAACH4sIAAEACAA=",
+        ])
+    func fuzzFindings(input: String) throws {
+        // The fuzz target's input: a coding byte, the room per call, where to cut, the compressed bytes.
+        let bytes = try #require(Data(base64Encoded: input))
+        let coding: ContentDecoder.Coding = bytes[0] % 2 == 0 ? .gzip : .deflate
+        let room = Int(bytes[1]) + 1
+        let body = bytes.dropFirst(3)
+        let cut = min(Int(bytes[2]), body.count)
+        func decode(_ pieces: [Data], room: Int) -> Data? {
+            guard let decoder = try? ContentDecoder(coding) else { return nil }
+            var output = Data()
+            do {
+                for piece in pieces {
+                    decoder.feed(piece)
+                    while case let decoded = try decoder.decode(maximum: room), !decoded.isEmpty {
+                        output.append(decoded)
+                    }
+                }
+                try decoder.finish()
+            } catch {
+                return nil
+            }
+            return output
+        }
+        let whole = decode([Data(body)], room: 1 << 16)
+        #expect(whole == decode([Data(body.prefix(cut)), Data(body.dropFirst(cut))], room: room))
+        #expect(whole == decode(body.map { Data([$0]) }, room: 1))
+    }
 }
