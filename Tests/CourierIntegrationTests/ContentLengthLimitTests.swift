@@ -122,6 +122,29 @@ struct ContentLengthLimitTests {
     }
 
     @Test(
+        "CurlTransport refuses lengths with blanks inside or on two lines as framing, sent or streamed",
+        arguments: [["9 9 9 9 9 9 9 9 9 9 9"], ["5", "99999999999"], ["99999999999", "5"], ["5", "5 5"]])
+    func curlRefusesOddLengths(values: [String]) async throws {
+        let server = try await ScriptServer.start(script: "wire.py")
+        let url = server.url.appending(path: "length").appending(
+            queryItems: values.map { URLQueryItem(name: "value", value: $0) })
+
+        let sent = try await #require(throws: APIError.self) {
+            try await CurlTransport().send(HTTPRequest(method: .get, url: url))
+        }
+        let client = APIClient(baseURL: server.url, transport: CurlTransport())
+        let streamed = try await #require(throws: APIError.self) {
+            try await client.stream(
+                Request<Data>(path: "length", query: Query(values.map { URLQueryItem(name: "value", value: $0) })))
+        }
+
+        // Before: the call without a stream read the first digits, or the last line, as a length
+        // over the limit (responseTooLarge).
+        #expect(sent.kind == .transport(.badResponse), "\(sent)")
+        #expect(streamed.kind == .transport(.badResponse), "\(streamed)")
+    }
+
+    @Test(
         "CurlTransport answers responseTooLarge for those heads, and badResponse for a length no Int holds",
         arguments: crashing.map { ($0, "responseTooLarge") } + [
             ("9223372036854775295", "responseTooLarge"), ("9223372036854775808", "badResponse"),

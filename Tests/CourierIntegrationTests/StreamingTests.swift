@@ -72,7 +72,22 @@ struct StreamingTests {
     private struct Echoed: Decodable {
         let gzipped: Bool?
         let deflated: Bool?
+        let brotli: Bool?
         let headers: [String: String]
+    }
+
+    @Test(
+        "a stream whose route asks for codings of its own gets them decoded (brotli included)",
+        arguments: TransportKind.allCases)
+    func ownCodings(kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.httpbin)
+        var request = Request<Data>(path: "brotli")
+        request.headers[.acceptEncoding] = "br"
+        var body = Data()
+        for try await piece in try await client.stream(request) { body.append(piece) }
+        let echoed = try JSONDecoder().decode(Echoed.self, from: body)
+        #expect(echoed.brotli == true)
+        #expect(echoed.headers["Accept-Encoding"] == "br")
     }
 
     @Test(

@@ -17,7 +17,8 @@ itself after --lifetime seconds. Paths:
                          with &reset=1, unless it is the connection's first request, reads the
                          body and resets the connection unanswered (a keep-alive connection the
                          server dropped under a request: the client must send it again, whole)
-  /length?value=V        200 with the header "Content-Length: V" exactly as given, 5 body bytes,
+  /length?value=V        200 with the header "Content-Length: V" exactly as given (one line per
+                         value=, in order, when there are several), 5 body bytes,
                          then closes (what a client does with an impossible length)
   /release?key=K         lets K's held upload go on; 204
   /swap?key=K&from=F&into=I  reads the body, renames the file F over I (a body file replaced between
@@ -187,9 +188,9 @@ def handle(sock):
                 answer(connection, "204 No Content", b"")
                 continue
             if url.path == "/length":
-                connection.sock.sendall(
-                    f"HTTP/1.1 200 OK\r\nContent-Length: {query.get('value', '0')}\r\n"
-                    "Connection: close\r\n\r\nhello".encode())
+                values = parse_qs(url.query, keep_blank_values=True).get("value", ["0"])
+                lines = "".join(f"Content-Length: {value}\r\n" for value in values)
+                connection.sock.sendall(f"HTTP/1.1 200 OK\r\n{lines}Connection: close\r\n\r\nhello".encode())
                 return
             if connection.key is None:
                 connection.key = query.get("key", "")

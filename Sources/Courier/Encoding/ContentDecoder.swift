@@ -9,7 +9,8 @@ import Foundation
 /// Decodes `gzip` (and `x-gzip`, several members in a row included) and `deflate` (zlib's format,
 /// or the raw deflate some servers send under that name); zlib is loaded at run time, as libcurl
 /// is. Bytes after the end of the compressed data that do not start another gzip member are
-/// ignored, as browsers and curl ignore them.
+/// ignored, as Chromium ignores them (libcurl, which decodes Courier's other calls, fails such a
+/// body, and decodes only the first member).
 ///
 /// Not `Sendable`: one reader owns it.
 final class ContentDecoder {
@@ -127,10 +128,14 @@ final class ContentDecoder {
 
     /// At the end of the body: the compressed data must have ended.
     ///
-    /// - Throws: ``APIError`` (``TransportFailure/badResponse``) when it was cut short.
+    /// - Throws: ``APIError`` (``TransportFailure/connectionLost``) when it was cut short: the body
+    ///   ended (the connection closed, or a chunked body ended) before its compressed data did, as a
+    ///   body shorter than its `Content-Length` is a lost connection.
     func finish() throws {
         guard hasInput, !hasEnded else { return }
-        throw invalid("the compressed body ended early")
+        throw APIError(
+            .transport(.connectionLost),
+            message: "the \(coding.rawValue) body ended before its compressed data did (the connection closed early)")
     }
 
     /// Picks zlib's window for the coding: gzip or zlib told apart by their header for gzip; for

@@ -31,7 +31,8 @@ extension APIClient {
             for: route, baseURL: base, defaultHeaders: headers, encoder: encoder)
         if request.timeout == nil { request.timeout = StreamOptions.noDeadline }
         RequestBuilder.acceptAnyType(&request, route: route, clientHeaders: headers)
-        let buffer = StreamBuffer(acceptableStatuses: route.acceptableStatuses, options: options)
+        let buffer = StreamBuffer(
+            acceptableStatuses: route.acceptableStatuses, options: options, expectsBody: request.method != .head)
         let record = ExchangeRecord(request)
         let decoder = self.decoder
         let task = Task { [request] in

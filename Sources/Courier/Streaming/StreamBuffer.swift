@@ -39,6 +39,8 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
 
     private let acceptableStatuses: AcceptableStatuses
     private let options: StreamOptions
+    /// Whether the request's response can have a body (not a HEAD request's).
+    private let expectsBody: Bool
     private let state = Locked(State())
     /// The reader's decoder, when the body arrives encoded.
     private let decoding = Locked<ContentDecoder?>(nil)
@@ -46,10 +48,12 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     private let betweenLooks: (@Sendable () -> Void)?
 
     init(
-        acceptableStatuses: AcceptableStatuses, options: StreamOptions, betweenLooks: (@Sendable () -> Void)? = nil
+        acceptableStatuses: AcceptableStatuses, options: StreamOptions, expectsBody: Bool = true,
+        betweenLooks: (@Sendable () -> Void)? = nil
     ) {
         self.acceptableStatuses = acceptableStatuses
         self.options = options
+        self.expectsBody = expectsBody
         self.betweenLooks = betweenLooks
     }
 
@@ -61,11 +65,21 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
 
     var decodesContentEncoding: Bool { true }
 
+    /// Whether a body follows the head: not for a HEAD request, a 204, a 304 or a length of zero
+    /// (whose `Content-Encoding` describes a body that is not there).
+    private func hasBody(_ head: HTTPResponse) -> Bool {
+        expectsBody && ![204, 304].contains(head.status.code) && head.headers[.contentLength] != "0"
+    }
+
     func responseHeadArrived(_ head: HTTPResponse, bodyIsEncoded: Bool) throws -> Bool {
-        let contentEncoding = bodyIsEncoded ? head.headers[.contentEncoding] : nil
+        // Every line of it: codings sent as two lines are two codings.
+        let contentEncoding =
+            bodyIsEncoded && hasBody(head) ? head.headers.values(for: .contentEncoding).joined(separator: ", ") : nil
         if acceptableStatuses.contains(head.status) {
             // A coding Courier cannot decode fails the call here, before the head reaches the caller.
             let decoder = try ContentDecoder.coding(of: contentEncoding).map { try ContentDecoder($0) }
+            // Before the head is published: a reader never sees the body without its decoder.
+            decoding.withLock { $0 = decoder }
             let waiter = try state.withLock { state -> CheckedContinuation<HTTPResponse, any Error>? in
                 guard state.head == nil else { throw Self.replayError(head) }
                 state.head = head
@@ -73,7 +87,6 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
                 defer { state.headWaiter = nil }
                 return state.headWaiter
             }
-            decoding.withLock { $0 = decoder }
             waiter?.resume(returning: head)
             return true
         }
@@ -192,6 +205,8 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     func next() async throws -> Data? {
         guard decoding.withLock({ $0 != nil }) else { return try await nextPiece() }
         while true {
+            // A cancelled or failed stream hands over nothing more, whatever its decoder still holds.
+            if case .failure(let error)? = state.withLock({ $0.end }) { throw error }
             let decoded = try decode { try $0.decode(maximum: Self.largestPiece) }
             if !decoded.isEmpty { return decoded }
             guard let piece = try await nextPiece() else {

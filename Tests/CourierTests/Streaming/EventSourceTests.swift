@@ -92,9 +92,11 @@ struct EventSourceStubTests {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        let later = formatter.string(from: Date().addingTimeInterval(30))
-        let stub = StubTransport().on(
-            .get, "v1/feed", .response(status: .serviceUnavailable, headers: ["Retry-After": later], body: Data()))
+        // The date is written when the stub answers: a loaded machine may take seconds to get there.
+        let stub = StubTransport().on(.get, "v1/feed") { _ in
+            let later = formatter.string(from: Date().addingTimeInterval(30))
+            return .response(status: .serviceUnavailable, headers: ["Retry-After": later], body: Data())
+        }
         let client = APIClient(baseURL: baseURL, transport: stub)
         let waits = Waits()
         _ = await #expect(throws: APIError.self) {

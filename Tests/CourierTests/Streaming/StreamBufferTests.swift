@@ -145,4 +145,54 @@ struct StreamBufferTests {
         let limit: Duration
         var description: String { "no answer within \(limit)" }
     }
+
+    /// 1 MiB of zeros, gzipped (1 KB).
+    private static let gzippedZeros = Data(
+        base64Encoded:
+            "H4sIAAAAAAACA+3BMQEAAADCoPVPbQhfoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAPgMc6jinAAAQAA=="
+    )!
+
+    @Test("codings sent as several lines are several codings; a body that is not there is not decoded")
+    func contentEncodingLines() throws {
+        func head(_ status: HTTPStatus, _ codings: [String], length: String? = nil) -> HTTPResponse {
+            var headers = HTTPHeaders()
+            for coding in codings { headers.add(.contentEncoding, coding) }
+            if let length { headers.add(.contentLength, length) }
+            return HTTPResponse(status: status, headers: headers)
+        }
+        let options = StreamOptions()
+        for codings in [["gzip", "gzip"], ["gzip", "br"], ["br"]] {
+            let buffer = StreamBuffer(acceptableStatuses: .success, options: options)
+            let error = #expect(throws: APIError.self, "\(codings)") {
+                _ = try buffer.responseHeadArrived(head(.ok, codings), bodyIsEncoded: true)
+            }
+            #expect(error?.kind == .transport(.badResponse))
+        }
+        // No body to decode: a 204, a 304, a length of zero, a HEAD request.
+        for response in [head(.noContent, ["br"]), head(HTTPStatus(code: 304), ["br"]), head(.ok, ["br"], length: "0")]
+        {
+            let buffer = StreamBuffer(acceptableStatuses: AcceptableStatuses(200..<400), options: options)
+            #expect(try buffer.responseHeadArrived(response, bodyIsEncoded: true), "\(response.status)")
+        }
+        let headRequest = StreamBuffer(acceptableStatuses: .success, options: options, expectsBody: false)
+        #expect(try headRequest.responseHeadArrived(head(.ok, ["br"]), bodyIsEncoded: true))
+        // identity on one line, gzip on the next: decoded as gzip.
+        let buffer = StreamBuffer(acceptableStatuses: .success, options: options)
+        #expect(try buffer.responseHeadArrived(head(.ok, ["identity", "gzip"]), bodyIsEncoded: true))
+        try buffer.receive(Self.gzippedZeros)
+        buffer.finish(.success(()))
+    }
+
+    @Test("a cancelled compressed stream hands over nothing more, whatever its decoder still holds")
+    func cancelWhileDecoding() async throws {
+        let buffer = StreamBuffer(acceptableStatuses: .success, options: StreamOptions())
+        var headers = HTTPHeaders()
+        headers.add(.contentEncoding, "gzip")
+        #expect(try buffer.responseHeadArrived(HTTPResponse(status: .ok, headers: headers), bodyIsEncoded: true))
+        try buffer.receive(Self.gzippedZeros)
+        let first = try await buffer.next()
+        #expect(first?.count == 256 * 1024)
+        buffer.finish(.failure(CancellationError()))
+        await #expect(throws: CancellationError.self) { _ = try await buffer.next() }
+    }
 }

@@ -51,25 +51,39 @@ extension CurlTransfer {
         if Self.hasPrefix(line, Self.statusLinePrefix) {
             // A new head (an interim one, or the origin's after a proxy's): forget the last one's.
             announcedLength = nil
+            hasLengthLine = false
             rawHeadIsEncoded = false
             return true
         }
         if Self.hasPrefix(line, Self.contentEncodingPrefix) { rawHeadIsEncoded = true }
         guard Self.hasPrefix(line, Self.contentLengthPrefix) else { return true }
+        // Only one plain number of a single line sizes the body here; anything else (a second line,
+        // blanks inside, a sign, an overflow) is left to the full check of the parsed head, which
+        // refuses bad framing as such.
+        guard !hasLengthLine else {
+            announcedLength = nil
+            return true
+        }
+        hasLengthLine = true
+        announcedLength = nil
         var length = 0
+        var digits = 0
+        var isAfterDigits = false
         for byte in line.dropFirst(Self.contentLengthPrefix.count) {
-            if byte == UInt8(ascii: " ") { continue }
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { break }
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+                || byte == UInt8(ascii: "\n")
+            {
+                isAfterDigits = digits > 0
+                continue
+            }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), !isAfterDigits else { return true }
             let (times, overflowed) = length.multipliedReportingOverflow(by: 10)
             let (sum, overflowedAgain) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
-            guard !overflowed, !overflowedAgain else {
-                // Not a length that fits: the full check, with the parsed head, refuses it as framing.
-                announcedLength = nil
-                return true
-            }
+            guard !overflowed, !overflowedAgain else { return true }
             length = sum
+            digits += 1
         }
-        announcedLength = length
+        if digits > 0 { announcedLength = length }
         return true
     }
 
@@ -88,6 +102,26 @@ extension CurlTransfer {
         guard length <= configuration.maximumResponseSize else { return stop(tooLargeError()) }
         body.reserveCapacity(length)
         return true
+    }
+
+    /// Why the raw head's Content-Length cannot frame a body, if it cannot (a failed transfer's head,
+    /// parsed only then).
+    func rawHeadFramingProblem() -> String? {
+        guard !rawHead.isEmpty else { return nil }
+        var parser = ResponseHeadParser()
+        rawHead.withUnsafeBytes { bytes in
+            var lineStart = 0
+            while lineStart < bytes.count {
+                let end = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? bytes.count
+                do throws(ResponseHeadParser.Malformed) {
+                    try parser.consume(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<end]))
+                } catch {
+                    return
+                }
+                lineStart = end
+            }
+        }
+        return ResponseFraming.lengthProblem(parser.headers)
     }
 
     /// The response of a delivery, its head parsed now if the loop left it raw. Called on the

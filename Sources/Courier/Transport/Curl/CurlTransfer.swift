@@ -50,6 +50,8 @@ final class CurlTransfer: @unchecked Sendable {
     var headBytes = 0
     /// The raw head's Content-Length, checked against the limit when the body starts.
     var announcedLength: Int?
+    /// Whether the raw head had a Content-Length line already (a second one is left to the full check).
+    var hasLengthLine = false
     /// Whether the raw head has a Content-Encoding line (then Content-Length counts encoded bytes).
     var rawHeadIsEncoded = false
     var bodyStarted = false
@@ -112,7 +114,8 @@ final class CurlTransfer: @unchecked Sendable {
         deadline = ContinuousClock.now + budget
         self.configuration = configuration
         self.consumer = consumer
-        leavesBodyEncoded = consumer?.decodesContentEncoding == true
+        // A route that asks for codings of its own gets libcurl's decoding of them, as any call does.
+        leavesBodyEncoded = consumer?.decodesContentEncoding == true && !request.headers.contains(.acceptEncoding)
         urlString = request.url.absoluteString
         headerList = Self.makeHeaderList(
             request.headers, acceptEncoding: leavesBodyEncoded ? ContentDecoder.acceptedCodings : nil)
@@ -266,6 +269,11 @@ final class CurlTransfer: @unchecked Sendable {
         if let stopReason { return .failure(stopReason) }
         if let easy, let refusal = CurlFailure.proxyRefusal(of: easy, code: code, request: request) {
             return .failure(refusal)
+        }
+        // libcurl read a Content-Length of its own making (the first digits, the last line) and
+        // failed on it: bad framing is what the head says, not a lost connection.
+        if let problem = rawHeadFramingProblem() {
+            return .failure(APIError(.transport(.badResponse), message: problem, request: request))
         }
         let detail = String(cString: errorBuffer)
         let text = detail.isEmpty ? CurlFailure.describe(code) : detail
