@@ -29,6 +29,8 @@ public struct EventSource: AsyncSequence, Sendable {
     var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     /// Draws the backoff's jitter, from 0 to 1.
     var jitter: @Sendable () -> Double = { Double.random(in: 0...1) }
+    /// The wall clock a `Retry-After` date is read against.
+    var now: @Sendable () -> Date = { Date() }
 
     /// Reads events, reconnecting as needed.
     public struct AsyncIterator: AsyncIteratorProtocol {
@@ -124,7 +126,7 @@ public struct EventSource: AsyncSequence, Sendable {
             }
             wait = options.wait(
                 afterFailures: failures, serverRetry: parser.reconnectionTime,
-                retryAfter: error?.response.flatMap { RetryAfter.delay(in: $0, now: Date()) }, jitter: source.jitter())
+                retryAfter: error?.response.flatMap { RetryAfter.delay(in: $0, now: source.now()) }, jitter: source.jitter())
         }
     }
 

@@ -92,18 +92,19 @@ struct EventSourceStubTests {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        // The date is written when the stub answers: a loaded machine may take seconds to get there.
-        let stub = StubTransport().on(.get, "v1/feed") { _ in
-            let later = formatter.string(from: Date().addingTimeInterval(30))
-            return .response(status: .serviceUnavailable, headers: ["Retry-After": later], body: Data())
-        }
+        // The source reads the date against a clock the test holds still.
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let later = formatter.string(from: now.addingTimeInterval(30))
+        let stub = StubTransport().on(
+            .get, "v1/feed", .response(status: .serviceUnavailable, headers: ["Retry-After": later], body: Data()))
         let client = APIClient(baseURL: baseURL, transport: stub)
         let waits = Waits()
+        var events = source(client, "feed", options: .init(maximumConsecutiveFailures: 1), waits: waits)
+        events.now = { now }
         _ = await #expect(throws: APIError.self) {
-            for try await _ in source(client, "feed", options: .init(maximumConsecutiveFailures: 1), waits: waits) {}
+            for try await _ in events {}
         }
-        let wait = try #require(waits.all.first)
-        #expect(wait > .seconds(25) && wait <= .seconds(31), "\(wait)")
+        #expect(waits.all.first == .seconds(30))
     }
 
     @Test("the retry middleware does not send a source's connections again: the source's own backoff decides")
