@@ -126,7 +126,8 @@ public struct EventSource: AsyncSequence, Sendable {
             }
             wait = options.wait(
                 afterFailures: failures, serverRetry: parser.reconnectionTime,
-                retryAfter: error?.response.flatMap { RetryAfter.delay(in: $0, now: source.now()) }, jitter: source.jitter())
+                retryAfter: error?.response.flatMap { RetryAfter.delay(in: $0, now: source.now()) },
+                jitter: source.jitter())
         }
     }
 
