@@ -175,33 +175,6 @@ struct LargeDownloadTests {
         }
     }
 
-    @Test("a body of unknown size that URLSession buffers on disk reports progress as it arrives")
-    func progressWhileBufferedOnDisk() async throws {
-        let client = TransportKind.urlSession.client(LocalServers.files)
-        let firstMove = Locked<ContinuousClock.Instant?>(nil)
-        try FileManager.default.createDirectory(at: limitFolder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: limitFolder) }
-        // 20 MiB at 10 MiB/s: the transfer takes two seconds, reading the finished file back a fraction.
-        let size: Int64 = 20 << 20
-
-        let start = ContinuousClock.now
-        let download = client.download(
-            Request.get(Path(stringLiteral: "chunked/\(size)"), query: ["pace": "0.1"], as: Data.self),
-            to: limitFolder.appendingPathComponent("unknown-size"))
-        let watcher = Task {
-            for await progress in download.progress where progress.bytesReceived > 0 {
-                firstMove.withLock { $0 = $0 ?? .now }
-            }
-        }
-        let file = try await download.file()
-        let total = ContinuousClock.now - start
-        await watcher.value
-
-        #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64 == size)
-        // Progress that only moves while the finished file is read back comes at the very end.
-        let moved = try #require(firstMove.withLock { $0 }, "progress never moved") - start
-        #expect(moved < total / 2, "the first progress came after \(moved) of \(total)")
-    }
 }
 
 /// Bounded resumption against servers that never let a download finish. Wall-clock assertions:
@@ -277,5 +250,44 @@ struct ResumptionLatencyTests {
 
         #expect(error?.kind == .transport(.connectionLost))
         #expect(try await requests(key) == 6)
+    }
+}
+
+/// How soon a download's progress moves: a wall-clock assertion, run in the serial latency pass
+/// (its name ends in `LatencyTests`).
+@Suite(
+    "Download progress latency", .serialized,
+    .enabled(if: LocalServers.files != nil, "start the tests with scripts/test"), .timeLimit(.minutes(1))
+)
+struct DownloadProgressLatencyTests {
+    private let limitFolder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "courier-progress-\(UUID())")
+
+    @Test("a body of unknown size that URLSession buffers on disk reports progress as it arrives")
+    func progressWhileBufferedOnDisk() async throws {
+        let client = TransportKind.urlSession.client(LocalServers.files)
+        let firstMove = Locked<ContinuousClock.Instant?>(nil)
+        try FileManager.default.createDirectory(at: limitFolder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: limitFolder) }
+        // 20 MiB at 10 MiB/s: the transfer takes two seconds, reading the finished file back a fraction.
+        let size: Int64 = 20 << 20
+
+        let start = ContinuousClock.now
+        let download = client.download(
+            Request.get(Path(stringLiteral: "chunked/\(size)"), query: ["pace": "0.1"], as: Data.self),
+            to: limitFolder.appendingPathComponent("unknown-size"))
+        let watcher = Task {
+            for await progress in download.progress where progress.bytesReceived > 0 {
+                firstMove.withLock { $0 = $0 ?? .now }
+            }
+        }
+        let file = try await download.file()
+        let total = ContinuousClock.now - start
+        await watcher.value
+
+        #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64 == size)
+        // Progress that only moves while the finished file is read back comes at the very end.
+        let moved = try #require(firstMove.withLock { $0 }, "progress never moved") - start
+        #expect(moved < total / 2, "the first progress came after \(moved) of \(total)")
     }
 }
