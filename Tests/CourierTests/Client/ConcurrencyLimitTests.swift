@@ -139,8 +139,10 @@ struct ConcurrencyLimitTests {
         #expect(error?.kind == .transport(.deadlineExceeded))
         #expect(error?.message.contains("still waiting behind the client's 1 requests in flight") == true)
         #expect(error?.request?.url.path == "/v1/waits")
-        // At its timeout, not before; how soon after is LatencyTests' business (it runs alone).
-        #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(30))
+        // At its own timeout (the message names it), not before; how soon after is LatencyTests'
+        // business (it runs alone): on a loaded machine the cooperative pool may come back late.
+        #expect(error?.message.contains("within 0.3 seconds") == true, "\(String(describing: error))")
+        #expect(elapsed >= .milliseconds(300))
         #expect(client.admission?.counts.waiters == 0)
 
         valve.open()
@@ -191,11 +193,11 @@ struct ConcurrencyLimitTests {
         let holder = Task { try await client.send(.get("held", as: Data.self)) }
         #expect(try await eventually { valve.holding == 1 })
 
-        let start = ContinuousClock.now
         let error = await #expect(throws: APIError.self) { try await client.send(.get("waits", as: Data.self)) }
         #expect(error?.kind == .transport(.deadlineExceeded))
-        // The fallback of a transport that says nothing would be 60 s.
-        #expect(ContinuousClock.now - start < .seconds(30))
+        // The transport's 250 ms, not the 60 s fallback of a transport that says nothing.
+        #expect(error?.message.contains("within 0.25 seconds") == true, "\(String(describing: error))")
+
         valve.open()
         _ = try await holder.value
     }
@@ -212,17 +214,17 @@ struct ConcurrencyLimitTests {
         let first = Task { try await client.send(.get("first", as: Data.self)) }
         #expect(try await eventually { seen.withLock { $0.count } == 1 })
         let start = ContinuousClock.now
-        _ = try await client.send(Request(path: "second", timeout: .seconds(5), as: Data.self))
+        _ = try await client.send(Request(path: "second", timeout: .seconds(60), as: Data.self))
         _ = try await first.value
 
         let calls = seen.withLock { $0 }
         #expect(calls.first?.timeout == nil)
         let second = try #require(calls.last)
         let left = try #require(second.timeout)
-        // It reached the transport only after the first call's 400 ms, with its 5 s less the wait.
+        // It reached the transport only after the first call's 400 ms, with its 60 s less the wait.
         #expect(second.at - calls[0].at >= .milliseconds(400))
-        #expect(left < .seconds(5))
-        #expect(left >= .seconds(5) - (second.at - start))
+        #expect(left < .seconds(60))
+        #expect(left >= .seconds(60) - (second.at - start))
     }
 
     @Test("a waiting call that is cancelled leaves at once and takes no slot with it")
