@@ -143,9 +143,7 @@ public final class ImageLoader: Sendable {
             .policies(requiresAuthentication: false)
         let response: APIResponse<Data>
         do {
-            response = try await BodyStreaming.$consumer.withValue(collector) {
-                try await client.response(for: request)
-            }
+            response = try await client.response(for: request, options: CallOptions(consumer: collector))
         } catch let error as APIError {
             // An error status's body was streamed to the collector, capped: attach what it kept.
             guard case .unacceptableStatus = error.kind, var errorResponse = error.response,

@@ -163,7 +163,7 @@ public final class StubTransport: HTTPStreamingTransport, @unchecked Sendable {
     }
 
     private func answer(_ request: HTTPRequest, consumer: (any ResponseBodyConsumer)?) async throws -> HTTPResponse {
-        if let length = request.body?.length, let meter = UploadMeter.current {
+        if let length = request.body?.length, let meter = CallContext.current.uploadMeter {
             // The whole body "sent" at once, so progress-watching code sees its last step.
             meter.sent(length, of: length)
         }

@@ -34,6 +34,8 @@ the count. Paths:
   /file-location      302 to file:///etc/passwd
   /sink               counts the request body: {"bytes": N}
   /cacheable          200, fresh for a minute, varying on Cookie and Authorization
+  /auth/PATH          401 unless "Authorization: Bearer fresh", then PATH as above (a stream, an upload,
+                      an event source behind a token that has to be refreshed first)
   /huge-error         500 with a 50 MiB HTML body (an error page no client should read whole)
   /linked-page        200 [1], with Link: rel="next" to /echo on the second port (same host)
   /multipart          parses a multipart/form-data body with Python's email parser (which reads
@@ -144,6 +146,12 @@ def handle(connection, port):
 
 def serve(connection, path, query, head, received, port):
     send = connection.sendall
+    if path.startswith("/auth/"):
+        if sessions.header(head, "authorization") != "Bearer fresh":
+            send(response(401, b'{"message": "token expired"}', [("Content-Type", "application/json")],
+                          reason="Unauthorized"))
+            return
+        path = path[len("/auth"):]
     if sessions.serve(connection, path, query, head, port, ports, response):
         return
     if path == "/ports":

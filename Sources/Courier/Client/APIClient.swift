@@ -98,14 +98,24 @@ public struct APIClient: HTTPClient {
     ///
     /// - Throws: ``APIError``, or `CancellationError` when the calling task is cancelled.
     public func response<E: Endpoint>(for endpoint: E) async throws -> APIResponse<E.Response> {
+        try await response(for: endpoint, options: CallOptions())
+    }
+
+    /// ``response(for:)`` with what the caller asks of the call besides its route: where its body
+    /// goes (a download's file, the image loader) and who watches its upload.
+    package func response<E: Endpoint>(for endpoint: E, options: CallOptions) async throws
+        -> APIResponse<E.Response>
+    {
         let admission = try await admit(endpoint)
         defer { admission.slot?.leave() }
-        return try await exchange(for: endpoint, timeLeft: admission.timeLeft)
+        return try await exchange(for: endpoint, timeLeft: admission.timeLeft, options: options)
     }
 
     /// Builds, sends and decodes, once admitted. A separate function so a call waiting for a slot
     /// holds only the small frame above, not this one's.
-    private func exchange<E: Endpoint>(for endpoint: E, timeLeft: Duration?) async throws -> APIResponse<E.Response> {
+    private func exchange<E: Endpoint>(for endpoint: E, timeLeft: Duration?, options: CallOptions) async throws
+        -> APIResponse<E.Response>
+    {
         var (request, temporaryFile) = try RequestBuilder.makeRequest(
             for: endpoint, baseURL: base, defaultHeaders: headers, encoder: encoder
         )
@@ -117,9 +127,7 @@ public struct APIClient: HTTPClient {
         }
         if let timeLeft { request.timeout = timeLeft }
         let record = ExchangeRecord(request)
-        let response = try await ExchangeRecord.$current.withValue(record) {
-            try await exchange(request, record: record)
-        }
+        let response = try await exchange(request, record: record, options: options)
         let sent = record.lastRequest
         guard endpoint.acceptableStatuses.contains(response.status) else {
             let body = try? decoder.decode(E.ErrorBody.self, from: response.body)
@@ -143,7 +151,7 @@ public struct APIClient: HTTPClient {
     /// with `timeLeft`, what is left of its timeout; one whose timeout ran out while it waited fails
     /// with ``TransportFailure/deadlineExceeded``.
     private func admit(_ route: some Route) async throws -> (slot: AdmissionGate?, timeLeft: Duration?) {
-        guard let admission, ClientScope.current !== scope else { return (nil, nil) }
+        guard let admission, CallContext.current.scope !== scope else { return (nil, nil) }
         let timeout = route.timeout ?? defaultTimeout
         let start = ContinuousClock.now
         do {
@@ -177,10 +185,26 @@ public struct APIClient: HTTPClient {
         }
     }
 
-    /// Runs the request through the middlewares, outermost first, down to the transport.
-    func exchange(_ request: HTTPRequest, record: ExchangeRecord) async throws -> HTTPResponse {
+    /// Runs the request through the middlewares, outermost first, down to the transport, in a
+    /// fresh ``CallContext``: this client's scope, `record`, and what `options` ask for; nothing of
+    /// the calling task's own call.
+    func exchange(_ request: HTTPRequest, record: ExchangeRecord, options: CallOptions = CallOptions())
+        async throws -> HTTPResponse
+    {
+        var request = request
+        request.streamsResponse = options.consumer != nil
         let transport = self.transport
+        let scope = self.scope
         var next: @Sendable (HTTPRequest) async throws -> HTTPResponse = { request in
+            // `next` called after the call returned (a middleware's background work) is work of
+            // its own: no record, no stream, no meter of the call's.
+            guard !record.isClosed else {
+                var request = request
+                request.streamsResponse = false
+                return try await CallContext.$current.withValue(CallContext(scope: scope)) {
+                    try await TransportCall.send(request, through: transport)
+                }
+            }
             record.willSend(request)
             let response = try await TransportCall.send(request, through: transport)
             record.didReceive(response)
@@ -192,6 +216,9 @@ public struct APIClient: HTTPClient {
                 try await MiddlewareCall.intercept(request, with: middleware, next: inner)
             }
         }
-        return try await ClientScope.$current.withValue(scope) { try await next(request) }
+        let context = CallContext(
+            scope: scope, record: record, consumer: options.consumer, uploadMeter: options.uploadMeter)
+        defer { record.close() }
+        return try await CallContext.$current.withValue(context) { try await next(request) }
     }
 }

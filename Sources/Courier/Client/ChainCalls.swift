@@ -9,7 +9,7 @@ import Foundation
 enum TransportCall {
     static func send(_ request: HTTPRequest, through transport: any HTTPTransport) async throws -> HTTPResponse {
         try RequestValidation.validate(request)
-        if BodyStreaming.consumer?.forbidsReplay == true {
+        if !request.mayBeSentAgain {
             throw APIError(
                 .middleware,
                 message: "a middleware sent a stream's request again after its head reached the caller; "
@@ -17,9 +17,11 @@ enum TransportCall {
                 request: request)
         }
         do {
-            guard let consumer = BodyStreaming.consumer else { return try await transport.send(request) }
+            guard let consumer = CallContext.current.consumer else { return try await transport.send(request) }
             if let streaming = transport as? any HTTPStreamingTransport {
-                return try await streaming.send(request, streamingBodyTo: consumer)
+                var response = try await streaming.send(request, streamingBodyTo: consumer)
+                if response.body.isEmpty { response.streamedBodyBytes = consumer.streamedByteCount ?? 0 }
+                return response
             }
             // A transport that cannot stream: hand the whole body over at once.
             var response = try await transport.send(request)
@@ -27,6 +29,7 @@ enum TransportCall {
             head.body = Data()
             if try consumer.responseHeadArrived(head) {
                 if !response.body.isEmpty { try consumer.receive(response.body) }
+                response.streamedBodyBytes = Int64(response.body.count)
                 response.body = Data()
             }
             return response

@@ -2,8 +2,8 @@ import Foundation
 
 /// What one call sent to the transport and got back, attempt by attempt: written by the innermost
 /// step of the chain, read by the client (for ``APIResponse/metrics``) and by the metrics
-/// middleware, which finds it as ``current``.
-final class ExchangeRecord: Sendable {
+/// middleware, which finds it as ``CallContext/record``.
+package final class ExchangeRecord: Sendable {
     private struct State {
         var request: HTTPRequest
         var attempts = 0
@@ -11,10 +11,8 @@ final class ExchangeRecord: Sendable {
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
         var status: HTTPStatus?
+        var isClosed = false
     }
-
-    /// The record of the call the current task is making, if it was made through ``APIClient``.
-    @TaskLocal static var current: ExchangeRecord?
 
     /// When the call started.
     let startDate = Date()
@@ -25,8 +23,20 @@ final class ExchangeRecord: Sendable {
         state = Locked(State(request: request))
     }
 
+    /// Ends the record with its call: an exchange a middleware starts later (a background
+    /// revalidation) is not this call's.
+    func close() {
+        state.withLock { $0.isClosed = true }
+    }
+
+    /// Whether the call the record belongs to has returned.
+    var isClosed: Bool {
+        state.withLock { $0.isClosed }
+    }
+
     func willSend(_ request: HTTPRequest) {
         state.withLock { state in
+            guard !state.isClosed else { return }
             state.request = request
             state.attempts += 1
             state.bytesSent += request.body?.length ?? 0
@@ -35,6 +45,7 @@ final class ExchangeRecord: Sendable {
 
     func didReceive(_ response: HTTPResponse) {
         state.withLock { state in
+            guard !state.isClosed else { return }
             state.redirects += response.redirectCount
             state.bytesReceived += Int64(response.body.count)
             state.status = response.status

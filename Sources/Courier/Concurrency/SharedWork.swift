@@ -4,6 +4,9 @@ import Foundation
 /// on its own: a member whose task is cancelled gets `CancellationError` at once, and the work
 /// itself is cancelled only when its last member leaves (unless it was made to outlive them).
 ///
+/// The work runs in the starting task's ``CallContext/shared`` context: the client scope, none of
+/// the starting call's own state (its stream, file, upload meter, record).
+///
 /// Members ``enroll()`` first, then ``value(for:)``; enrolling and waiting are split so a
 /// ``Coalescer`` can enroll under its own lock and never hand out work that has finished or is
 /// being abandoned.
@@ -33,10 +36,12 @@ package final class SharedWork<Value: Sendable>: Sendable {
         operation: @escaping @Sendable () async throws -> Value
     ) {
         self.outlivesMembers = outlivesMembers
+        // Not the starting call's own state: a refresh started by a stream must not stream into it.
+        let context = CallContext.current.shared
         let task = Task(priority: priority) { [self] in
             let outcome: Result<Value, any Error>
             do {
-                outcome = .success(try await operation())
+                outcome = .success(try await CallContext.$current.withValue(context) { try await operation() })
             } catch {
                 outcome = .failure(error)
             }

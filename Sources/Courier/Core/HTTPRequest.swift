@@ -25,6 +25,20 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
     /// redacted wherever Courier prints the request, as names with a secret word always are, and
     /// counted as credentials by the cache. ``Credential`` adds the name of the item it sets.
     public var sensitiveQueryItems: Set<String>
+    /// Whether the response's body goes, as it arrives, to whoever made the call (a stream, a
+    /// download's file, the image loader) instead of into ``HTTPResponse/body``: set by
+    /// ``APIClient``. A middleware that keeps or shares bodies (a cache, deduplication) leaves such a
+    /// request alone; the response then says how much went by in ``HTTPResponse/streamedBodyBytes``.
+    public var streamsResponse = false
+
+    /// Whether this request may be sent again in the call it belongs to: `false` once the call's
+    /// response started reaching its caller (a stream's head was handed over), when another attempt
+    /// would splice two responses into one. A middleware that retries or replays (after a refresh,
+    /// a redirect of its own) asks this first; sending it anyway fails with
+    /// ``APIError/Kind/middleware``. Read it inside the chain, while the call runs.
+    public var mayBeSentAgain: Bool {
+        !(CallContext.current.consumer?.forbidsReplay ?? false)
+    }
 
     /// Creates a request.
     public init(

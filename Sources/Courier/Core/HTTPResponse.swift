@@ -13,6 +13,10 @@ public struct HTTPResponse: Sendable, Hashable, CustomStringConvertible {
     public var url: URL?
     /// How many redirects the transport followed to get here.
     public var redirectCount: Int
+    /// How many body bytes went to the caller as they arrived (a stream, a download's file), or
+    /// `nil` when the body, if any, is ``body``. A streamed response's ``body`` is empty, or holds
+    /// the error page that was not streamed.
+    public var streamedBodyBytes: Int64?
 
     /// Creates a response.
     public init(
@@ -31,6 +35,6 @@ public struct HTTPResponse: Sendable, Hashable, CustomStringConvertible {
 
     /// The status and the body's size: `404 Not Found (120 bytes)`.
     public var description: String {
-        "\(status) (\(body.count) bytes)"
+        "\(status) (\(streamedBodyBytes.map { "\($0) bytes streamed" } ?? "\(body.count) bytes"))"
     }
 }

@@ -120,9 +120,7 @@ extension APIClient {
     /// One attempt: the exchange through the middlewares with the body streamed into `writer`.
     private func transfer(_ request: HTTPRequest, into writer: FileDownloadWriter) async throws {
         let record = ExchangeRecord(request)
-        let response = try await ExchangeRecord.$current.withValue(record) {
-            try await BodyStreaming.$consumer.withValue(writer) { try await exchange(request, record: record) }
-        }
+        let response = try await exchange(request, record: record, options: CallOptions(consumer: writer))
         guard writer.acceptedHead != nil else {
             let body = try? decoder.decode(ServerMessage.self, from: response.body)
             throw APIError(

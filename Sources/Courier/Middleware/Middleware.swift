@@ -20,6 +20,25 @@
 /// Errors thrown by `next` are already ``APIError``s (a transport failure stays a transport
 /// failure); any other error a middleware throws reaches the caller as
 /// ``APIError/Kind/middleware``.
+///
+/// ## What a middleware may rely on
+///
+/// - **One call, one chain.** Each call through ``APIClient`` runs the chain in a context of its
+///   own: nothing of the task that made the call leaks into it. A call a middleware makes itself
+///   (a token refresh through another client, or through the same one) is a call of its own, with
+///   its own record, and never writes into the first call's stream, file or progress.
+/// - **Facts on the values.** ``HTTPRequest/streamsResponse`` says the response's body goes to
+///   the caller as it arrives (a stream, a download): keep or share nothing of it, as the cache and
+///   deduplication do. ``HTTPRequest/mayBeSentAgain`` says whether another attempt is still allowed:
+///   once a stream's head reached its caller it is not, and calling `next` again fails with
+///   ``APIError/Kind/middleware``. A streamed response has an empty ``HTTPResponse/body`` and its
+///   size in ``HTTPResponse/streamedBodyBytes``.
+/// - **`next` after `intercept` returns.** `next` may be called later, from a task the middleware
+///   starts (a stale-while-revalidate refresh): the call is over by then, so that exchange counts
+///   in none of its metrics and streams nowhere; it runs with the same later middlewares and
+///   transport, and its cancellation is the middleware's business (cancel the task when done).
+/// - **Concurrency.** `intercept` runs concurrently for concurrent calls; keep shared state behind
+///   a lock (``Locked`` in Courier's own) and never hold it across an `await`.
 public protocol Middleware: Sendable {
     /// Handles one request, calling `next` to pass it on down the chain.
     func intercept(

@@ -123,13 +123,3 @@ package protocol HTTPDiskBufferingTransport: HTTPStreamingTransport {
     /// The largest body streamed piece by piece; larger ones go through the transport's disk buffer.
     var largestStreamedBody: Int64 { get }
 }
-
-/// The consumer of the call being made on this task, if it streams: set by downloads and the
-/// image loader around a call, read by the innermost step of the chain, and by middlewares that
-/// must not keep or share a body they never see (the response cache, deduplication).
-package enum BodyStreaming {
-    @TaskLocal package static var consumer: (any ResponseBodyConsumer)?
-
-    /// Whether the current call streams its body.
-    package static var isActive: Bool { consumer != nil }
-}

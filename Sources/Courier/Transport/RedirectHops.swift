@@ -2,7 +2,7 @@
 /// hop (the cookie jar stores each redirect's cookies and sends each hop the cookies of its own URL)
 /// while ``RedirectPolicy`` still strips the caller's own secrets on a cross-origin hop.
 ///
-/// A middleware sets ``RedirectHops/observer`` around its call to `next`; the redirect loop of
+/// A middleware sets ``CallContext/hopObserver`` around its call to `next`; the redirect loop of
 /// every Courier transport reads it.
 package protocol RedirectHopObserver: Sendable {
     /// The request the loop starts from: the first hop's request without what the observer added
@@ -16,9 +16,4 @@ package protocol RedirectHopObserver: Sendable {
 
     /// A redirect that the loop follows next, and the request that drew it.
     func didReceiveRedirect(_ response: HTTPResponse, to request: HTTPRequest)
-}
-
-/// The hop observer of the call being made on this task, if a middleware set one.
-package enum RedirectHops {
-    @TaskLocal package static var observer: (any RedirectHopObserver)?
 }

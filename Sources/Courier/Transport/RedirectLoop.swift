@@ -16,7 +16,8 @@ enum RedirectLoop {
         exchange: (HTTPRequest, ContinuousClock.Instant, BodyFile?) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         let deadline = ContinuousClock.now + timeout
-        let base = RedirectHops.observer.flatMap { observer in observer.baseRequest(for: request).map { (observer, $0) }
+        let base = CallContext.current.hopObserver.flatMap { observer in
+            observer.baseRequest(for: request).map { (observer, $0) }
         }
         let observer = base?.0
         var current = base?.1 ?? request

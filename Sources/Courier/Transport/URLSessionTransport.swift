@@ -145,7 +145,7 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         let exchange = URLSessionExchange(
             request: request, timeout: timeout, maximumResponseSize: configuration.maximumResponseSize,
             consumer: consumer, isDownloadTask: buffersOnDisk,
-            uploadMeter: request.body == nil ? nil : UploadMeter.current, bodyFile: bodyFile
+            uploadMeter: request.body == nil ? nil : CallContext.current.uploadMeter, bodyFile: bodyFile
         )
         let urlRequest = makeURLRequest(
             request, idleTimeout: ownsIdleTimeout ? max(remaining, idleTimeout) + .seconds(60) : idleTimeout,

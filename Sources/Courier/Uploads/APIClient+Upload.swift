@@ -16,7 +16,7 @@ extension APIClient {
         let meter = UploadMeter { continuation.yield($0) }
         let task = Task {
             defer { continuation.finish() }
-            return try await UploadMeter.$current.withValue(meter) { try await send(endpoint) }
+            return try await response(for: endpoint, options: CallOptions(uploadMeter: meter)).value
         }
         return Upload(progress: progress, task: task)
     }

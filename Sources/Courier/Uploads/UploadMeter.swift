@@ -7,9 +7,6 @@ import Foundation
 /// The transport calls ``sent(_:of:)`` on its own thread (``CurlTransport``'s loop, URLSession's
 /// delegate queue); the report only hands a value to an `AsyncStream`, never runs user code there.
 package final class UploadMeter: Sendable {
-    /// The meter of the call being made on this task, read by the transports.
-    @TaskLocal package static var current: UploadMeter?
-
     private let report: @Sendable (UploadProgress) -> Void
     private let state = Locked((reported: Int64(-1), expected: Int64?.none))
 

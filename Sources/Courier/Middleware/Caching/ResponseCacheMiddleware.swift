@@ -52,7 +52,7 @@ public struct ResponseCacheMiddleware: Middleware {
         next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         // A body streamed to disk never passes through here: nothing to store.
-        guard !BodyStreaming.isActive else { return try await next(request) }
+        guard !request.streamsResponse else { return try await next(request) }
         guard request.method == .get, request.body == nil else {
             let response = try await next(request)
             if !request.method.isSafe, (200..<400).contains(response.status.code) {

@@ -46,14 +46,14 @@ public struct DeduplicationMiddleware: Middleware {
         next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         // A streamed body goes to one consumer only, so a streaming call is never shared.
-        guard request.method == .get || request.method == .head, request.body == nil, !BodyStreaming.isActive else {
+        guard request.method == .get || request.method == .head, request.body == nil, !request.streamsResponse else {
             return try await next(request)
         }
         let headers = request.headers.filter { !ignoredHeaders.contains($0.name) }
             .map { "\($0.name.canonicalName): \($0.value)" }
             .sorted()
         let key = Key(
-            client: ClientScope.current?.identity, method: request.method, url: request.url.absoluteString,
+            client: CallContext.current.scope?.identity, method: request.method, url: request.url.absoluteString,
             headers: headers, timeout: request.timeout, policies: request.policies,
             sensitiveQueryItems: request.sensitiveQueryItems)
         return try await inFlight.value(for: key) { try await next(request) }

@@ -65,7 +65,7 @@ public struct LoggingMiddleware: Middleware {
             let level: LogLevel = response.status.code >= 400 ? .warning : .info
             if sink.minimumLevel <= level {
                 // A streamed body went to its consumer (a file, a stream's reader), not into the response.
-                let size = BodyStreaming.consumer?.streamedByteCount.map { "\($0) bytes streamed" }
+                let size = response.streamedBodyBytes.map { "\($0) bytes streamed" }
                 let line =
                     "\(target) → \(response.status) in \(Self.milliseconds(since: start)), "
                     + "\(response.body.isEmpty ? size ?? "0 bytes" : "\(response.body.count) bytes")\(attemptNote)"
@@ -88,7 +88,7 @@ public struct LoggingMiddleware: Middleware {
     }
 
     private var attemptNote: String {
-        ExchangeRecord.current.map { " (attempt \($0.attempts))" } ?? ""
+        CallContext.current.record.map { " (attempt \($0.attempts))" } ?? ""
     }
 
     private func logDetails(

@@ -25,8 +25,8 @@ public struct MetricsMiddleware: Middleware {
         next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         // Outside APIClient there is no record of the call; keep one of this middleware's own.
-        let record = ExchangeRecord.current ?? ExchangeRecord(request)
-        let isOwnRecord = ExchangeRecord.current == nil
+        let record = CallContext.current.record ?? ExchangeRecord(request)
+        let isOwnRecord = CallContext.current.record == nil
         do {
             let response = try await next(request)
             if isOwnRecord {

@@ -99,7 +99,7 @@ public struct RetryMiddleware: Middleware {
         request: HTTPRequest
     ) -> Duration? {
         // A stream whose head reached its caller is past retrying: its body has begun.
-        if BodyStreaming.consumer?.forbidsReplay == true { return nil }
+        if !request.mayBeSentAgain { return nil }
         let response: HTTPResponse?
         let mayResend: Bool
         switch outcome {

@@ -182,7 +182,7 @@ public final class CurlTransport: HTTPStreamingTransport {
                 request: request)
         }
         let timeout = request.timeout ?? configuration.timeout
-        let uploadMeter = UploadMeter.current
+        let uploadMeter = CallContext.current.uploadMeter
         return try await RedirectLoop.send(request, policy: configuration.redirects, timeout: timeout) {
             current, deadline, bodyFile in
             let transfer = try CurlTransfer(
