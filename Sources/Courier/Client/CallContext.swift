@@ -45,17 +45,6 @@ package struct CallContext: Sendable {
     /// The context for work started on behalf of this call but not part of it: the client scope
     /// alone.
     package var shared: CallContext { CallContext(scope: scope) }
-
-    /// Runs `operation` with the current context changed by `change`.
-    package static func with<Value>(
-        _ change: (inout CallContext) -> Void,
-        isolation: isolated (any Actor)? = #isolation,
-        _ operation: () async throws -> Value
-    ) async rethrows -> Value {
-        var context = current
-        change(&context)
-        return try await $current.withValue(context, operation: operation, isolation: isolation)
-    }
 }
 
 /// What a caller of ``APIClient`` asks of one call besides its route: where the body goes as it

@@ -30,7 +30,9 @@ public struct CookieMiddleware: Middleware {
         var hops = JarHops(jar: jar, ownCookie: request.headers[.cookie], firstHop: request)
         let first = hops.request(forHop: request)
         hops.firstHop = first
-        let response = try await CallContext.with({ $0.hopObserver = hops }) { try await next(first) }
+        var context = CallContext.current
+        context.hopObserver = hops
+        let response = try await CallContext.$current.withValue(context) { try await next(first) }
         jar.store(from: response, for: response.url ?? request.url)
         return response
     }
