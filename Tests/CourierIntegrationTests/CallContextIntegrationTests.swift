@@ -82,3 +82,4 @@ struct CallContextIntegrationTests {
         #expect(try await events.next()?.data == "two\nlines")
     }
 }
+

@@ -11,30 +11,104 @@ import Foundation
 /// decompression bomb) costs the same memory as any other.
 ///
 /// The transport calls it on its own thread (never two calls at once for one exchange); the reader
-/// on its task. Every piece of state is behind one lock, and no continuation or resume handler is
-/// called while it is held; the reader's decoder is behind a lock of its own, so inflating never
-/// holds up the transport.
+/// on its task. Its state is one value behind one lock: a named ``Phase`` (waiting for the head, an
+/// error page, streaming), the queue of pieces, the waiters; the state's methods say what to do, and
+/// the buffer does it after the lock is released (no continuation or resume handler is called while
+/// it is held). The reader's decoder is behind a lock of its own, so inflating never holds up the
+/// transport.
 final class StreamBuffer: ResponseBodyConsumer, Sendable {
+    /// Where the exchange is, as the transport's calls move it on.
+    private enum Phase {
+        /// No final head yet (the caller may be waiting for it in ``head()``).
+        case waitingForHead
+        /// The last head was an unacceptable status: its page is kept for the error, up to a limit.
+        case errorPage(StreamErrorPage)
+        /// The accepted head reached the caller: the body flows to the reader, and the request may
+        /// not be sent again.
+        case streaming(HTTPResponse)
+    }
+
     private struct State {
-        /// The accepted head, once it arrived.
-        var head: HTTPResponse?
+        var phase = Phase.waitingForHead
         var headWaiter: CheckedContinuation<HTTPResponse, any Error>?
-        /// The head of an unacceptable status, and what is kept of its body.
-        var errorHead: HTTPResponse?
-        var errorBody = Data()
-        /// Decodes an encoded error body; whether the rest of it is dropped (a coding Courier cannot
-        /// decode, or bytes that do not decode).
-        var errorDecoder: ContentDecoder?
-        var dropsErrorBody = false
-        var pieces: [Data] = []
-        var firstPiece = 0
-        var buffered = 0
+        var queue = StreamPieceQueue()
         var reader: CheckedContinuation<Data?, any Error>?
-        /// How the body ended: `nil` while it goes on.
+        /// How the body ended, in any phase: `nil` while it goes on.
         var end: Result<Void, any Error>?
         /// The transport's way to go on after a pause.
         var resume: (@Sendable () -> Void)?
         var delivered: Int64 = 0
+
+        /// What to do with a body piece from the transport.
+        enum PieceAction {
+            case none
+            case handToReader(CheckedContinuation<Data?, any Error>)
+            case failBehind
+            case failCut(HTTPResponse)
+        }
+
+        mutating func received(_ piece: Data, options: StreamOptions) -> PieceAction {
+            switch phase {
+            case .errorPage(var page):
+                let cut = page.add(piece, limit: options.maximumErrorBodySize)
+                phase = .errorPage(page)
+                return cut.map(PieceAction.failCut) ?? .none
+            case .waitingForHead, .streaming:
+                guard end == nil else { return .none }
+                delivered += Int64(piece.count)
+                if let reader {
+                    self.reader = nil
+                    return .handToReader(reader)
+                }
+                guard queue.count + piece.count <= options.maximumBacklog else { return .failBehind }
+                queue.append(piece)
+                return .none
+            }
+        }
+
+        /// Takes the waiting pieces (joined, up to 256 KiB) or the end, and the transport's way to
+        /// go on when the buffer is down to half; `nil` when there is nothing yet.
+        mutating func take(options: StreamOptions) -> (
+            ready: Result<Data?, any Error>?, resume: (@Sendable () -> Void)?
+        ) {
+            guard let piece = queue.take(upTo: StreamBuffer.largestPiece) else {
+                return (end.map { $0.map { nil } }, nil)
+            }
+            var wake: (@Sendable () -> Void)?
+            if queue.count <= options.bufferSize / 2 {
+                wake = resume
+                resume = nil
+            }
+            return (.success(piece), wake)
+        }
+
+        /// What ``StreamBuffer/finish(_:)`` resumes: every waiter, once.
+        typealias Waiters = (
+            reader: CheckedContinuation<Data?, any Error>?, head: CheckedContinuation<HTTPResponse, any Error>?,
+            resume: (@Sendable () -> Void)?
+        )
+
+        mutating func finish(_ result: Result<Void, any Error>) -> Waiters {
+            guard end == nil else { return (nil, nil, nil) }
+            end = result
+            // What arrived before the network failed is still the reader's (the events before a
+            // dropped connection), bounded by the buffer; after any other failure (a cancellation,
+            // a backlog or size limit) nothing more will be read: let the memory go at once.
+            if case .failure(let error) = result, !StreamBuffer.handsOverBufferedBody(after: error) {
+                queue.removeAll()
+            }
+            defer {
+                reader = nil
+                headWaiter = nil
+                resume = nil
+            }
+            return (reader, headWaiter, resume)
+        }
+
+        var hasHandedOverHead: Bool {
+            if case .streaming = phase { return true }
+            return false
+        }
     }
 
     private let acceptableStatuses: AcceptableStatuses
@@ -81,16 +155,14 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
             // Before the head is published: a reader never sees the body without its decoder.
             decoding.withLock { $0 = decoder }
             let waiter = try state.withLock { state -> CheckedContinuation<HTTPResponse, any Error>? in
-                guard state.head == nil else { throw Self.replayError(head) }
-                state.head = head
-                state.errorHead = nil
+                guard !state.hasHandedOverHead else { throw Self.replayError(head) }
+                state.phase = .streaming(head)
                 defer { state.headWaiter = nil }
                 return state.headWaiter
             }
             waiter?.resume(returning: head)
             return true
         }
-        let limit = options.maximumErrorBodySize
         // An error page Courier cannot decode keeps its status and headers, without its body.
         var decoder: ContentDecoder?
         var dropsBody = false
@@ -99,59 +171,30 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
         } catch {
             dropsBody = true
         }
-        if contentEncoding == nil, let announced = head.headers[.contentLength].flatMap(Int.init), announced > limit {
+        if contentEncoding == nil, let announced = head.headers[.contentLength].flatMap(Int.init),
+            announced > options.maximumErrorBodySize
+        {
             throw cutError(head)
         }
         try state.withLock { state in
-            guard state.head == nil else { throw Self.replayError(head) }
-            state.errorHead = head
-            state.errorBody = Data()
-            state.errorDecoder = decoder
-            state.dropsErrorBody = dropsBody
+            guard !state.hasHandedOverHead else { throw Self.replayError(head) }
+            state.phase = .errorPage(StreamErrorPage(head: head, decoder: decoder, dropsBody: dropsBody))
         }
         return true
     }
 
     func receive(_ piece: Data) throws {
-        let (reader, errorResponse, isBehind) = state.withLock {
-            state -> (CheckedContinuation<Data?, any Error>?, HTTPResponse?, Bool) in
-            if var errorHead = state.errorHead {
-                guard !state.dropsErrorBody else { return (nil, nil, false) }
-                let room = max(0, options.maximumErrorBodySize - state.errorBody.count)
-                var piece = piece
-                if let decoder = state.errorDecoder {
-                    // One byte past the room tells a body over the limit; no more is inflated.
-                    decoder.feed(piece)
-                    guard let decoded = try? decoder.decode(maximum: room + 1) else {
-                        state.dropsErrorBody = true
-                        return (nil, nil, false)
-                    }
-                    piece = decoded
-                }
-                state.errorBody.append(piece.prefix(room))
-                guard piece.count > room else { return (nil, nil, false) }
-                errorHead.body = state.errorBody
-                return (nil, errorHead, false)
-            }
-            guard state.end == nil else { return (nil, nil, false) }
-            state.delivered += Int64(piece.count)
-            if let reader = state.reader {
-                state.reader = nil
-                return (reader, nil, false)
-            }
-            guard state.buffered + piece.count <= options.maximumBacklog else { return (nil, nil, true) }
-            state.pieces.append(piece)
-            state.buffered += piece.count
-            return (nil, nil, false)
+        switch state.withLock({ $0.received(piece, options: options) }) {
+        case .none: break
+        case .handToReader(let reader): reader.resume(returning: piece)
+        case .failBehind: throw backlogError()
+        case .failCut(let response): throw cutError(response)
         }
-        if isBehind { throw backlogError() }
-        if let errorResponse { throw cutError(errorResponse) }
-        reader?.resume(returning: piece)
     }
 
     func hasRoom(orWhenRoom resume: @escaping @Sendable () -> Void) -> Bool {
         state.withLock { state in
-            guard state.end == nil, state.buffered >= options.bufferSize else { return true }
+            guard state.end == nil, state.queue.count >= options.bufferSize else { return true }
             state.resume = resume
             return false
         }
@@ -161,7 +204,7 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
 
     var mayPauseForLong: Bool { true }
 
-    var forbidsReplay: Bool { state.withLock { $0.head != nil } }
+    var forbidsReplay: Bool { state.withLock { $0.hasHandedOverHead } }
 
     var streamedByteCount: Int64? { state.withLock { $0.delivered } }
 
@@ -169,7 +212,7 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     var isOver: Bool { state.withLock { $0.end != nil } }
 
     /// The bytes the buffer keeps referenced, read or not (for tests of its memory bound).
-    var retainedByteCount: Int { state.withLock { $0.pieces.reduce(0) { $0 + $1.count } } }
+    var retainedByteCount: Int { state.withLock { $0.queue.retainedByteCount } }
 
     // MARK: The caller's side
 
@@ -177,7 +220,7 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     func head() async throws -> HTTPResponse {
         try await withCheckedThrowingContinuation { continuation in
             let ready = state.withLock { state -> Result<HTTPResponse, any Error>? in
-                if let head = state.head { return .success(head) }
+                if case .streaming(let head) = state.phase { return .success(head) }
                 if case .failure(let error) = state.end { return .failure(error) }
                 if state.end != nil {
                     return .failure(APIError(.transport(.badResponse), message: "the exchange ended without a head"))
@@ -192,9 +235,8 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     /// The unacceptable head and the body kept of it, when the last attempt had one.
     var errorResponse: HTTPResponse? {
         state.withLock { state in
-            guard var head = state.errorHead else { return nil }
-            head.body = state.errorBody
-            return head
+            guard case .errorPage(let page) = state.phase else { return nil }
+            return page.response
         }
     }
 
@@ -205,8 +247,10 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     func next() async throws -> Data? {
         guard decoding.withLock({ $0 != nil }) else { return try await nextPiece() }
         while true {
-            // A cancelled or failed stream hands over nothing more, whatever its decoder still holds.
-            if case .failure(let error)? = state.withLock({ $0.end }) { throw error }
+            // A cancelled stream hands over nothing more, whatever its decoder still holds.
+            if case .failure(let error)? = state.withLock({ $0.end }), !Self.handsOverBufferedBody(after: error) {
+                throw error
+            }
             let decoded = try decode { try $0.decode(maximum: Self.largestPiece) }
             if !decoded.isEmpty { return decoded }
             guard let piece = try await nextPiece() else {
@@ -231,19 +275,26 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
         }
     }
 
+    /// Whether the reader still gets the pieces that arrived before `error` ended the exchange: after
+    /// the network failed (a cut, an idle timeout), not after a cancellation or a limit.
+    fileprivate static func handsOverBufferedBody(after error: any Error) -> Bool {
+        guard let error = error as? APIError else { return false }
+        return error.kind == .transport(.connectionLost) || error.kind == .transport(.timedOut)
+    }
+
     /// The largest piece handed to the reader at once.
-    private static let largestPiece = 256 * 1024
+    fileprivate static let largestPiece = 256 * 1024
 
     /// The next piece as the transport handed it over (encoded, when the body is).
     private func nextPiece() async throws -> Data? {
-        let (ready, resume) = state.withLock { state in Self.take(from: &state, options: options) }
+        let (ready, resume) = state.withLock { state in state.take(options: options) }
         resume?()
         if let ready { return try ready.get() }
         betweenLooks?()
         return try await withCheckedThrowingContinuation { continuation in
             let (now, resume) = state.withLock { state -> (Result<Data?, any Error>?, (@Sendable () -> Void)?) in
                 // A piece may have come in since the first look (and the transport paused after it).
-                let taken = Self.take(from: &state, options: options)
+                let taken = state.take(options: options)
                 if taken.ready != nil { return taken }
                 // One reader at a time: a second one would take the first one's place, and the first
                 // would wait for ever.
@@ -256,68 +307,15 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
         }
     }
 
-    /// Takes the waiting pieces (joined, up to 256 KiB) or the end, and the transport's way to go on
-    /// when the buffer is down to half; `nil` when there is nothing yet. A piece taken is released
-    /// at once, so memory is bounded by what waits, however far the reader has read.
-    private static func take(from state: inout State, options: StreamOptions)
-        -> (ready: Result<Data?, any Error>?, resume: (@Sendable () -> Void)?)
-    {
-        guard state.firstPiece < state.pieces.count else {
-            return (state.end.map { $0.map { nil } }, nil)
-        }
-        var piece = state.pieces[state.firstPiece]
-        state.pieces[state.firstPiece] = Data()
-        state.firstPiece += 1
-        while state.firstPiece < state.pieces.count, piece.count < largestPiece {
-            piece.append(state.pieces[state.firstPiece])
-            state.pieces[state.firstPiece] = Data()
-            state.firstPiece += 1
-        }
-        if state.firstPiece == state.pieces.count {
-            state.pieces.removeAll(keepingCapacity: true)
-            state.firstPiece = 0
-        } else if state.firstPiece >= 64, state.firstPiece * 2 >= state.pieces.count {
-            // The slots read are empty already; dropping them now and then keeps the array short.
-            state.pieces.removeFirst(state.firstPiece)
-            state.firstPiece = 0
-        }
-        state.buffered -= piece.count
-        var resume: (@Sendable () -> Void)?
-        if state.buffered <= options.bufferSize / 2 {
-            resume = state.resume
-            state.resume = nil
-        }
-        return (.success(piece), resume)
-    }
-
-    /// Ends the body: the reader gets what is buffered, then `nil` or the error. The first end wins;
+    /// Ends the body: the reader gets what is buffered, then `nil` or the error (a cancellation:
+    /// nothing more, at once). The first end wins;
     /// the head's waiter, if any, gets `error` (or a missing-head error).
     func finish(_ result: Result<Void, any Error>) {
-        let (reader, headWaiter, resume) = state.withLock { state in
-            guard state.end == nil else {
-                return (
-                    CheckedContinuation<Data?, any Error>?.none, CheckedContinuation<HTTPResponse, any Error>?.none,
-                    (@Sendable () -> Void)?.none
-                )
-            }
-            state.end = result
-            if case .failure = result {
-                // Nothing more will be read: let the memory go at once.
-                state.pieces.removeAll()
-                state.firstPiece = 0
-                state.buffered = 0
-            }
-            defer {
-                state.reader = nil
-                state.headWaiter = nil
-                state.resume = nil
-            }
-            return (state.reader, state.headWaiter, state.resume)
-        }
+        let waiters = state.withLock { $0.finish(result) }
         // A paused transport wakes up to find the exchange over.
-        resume?()
-        reader?.resume(with: result.map { nil })
-        if let headWaiter {
+        waiters.resume?()
+        waiters.reader?.resume(with: result.map { nil })
+        if let headWaiter = waiters.head {
             switch result {
             case .failure(let error): headWaiter.resume(throwing: error)
             case .success:

@@ -195,4 +195,29 @@ struct StreamBufferTests {
         buffer.finish(.failure(CancellationError()))
         await #expect(throws: CancellationError.self) { _ = try await buffer.next() }
     }
+
+    @Test("a body cut by the network hands over what arrived before the cut, then the error; a cancelled one nothing")
+    func cutAfterPieces() async throws {
+        let lost = APIError(.transport(.connectionLost), message: "cut")
+        let buffer = StreamBuffer(acceptableStatuses: .success, options: StreamOptions())
+        #expect(try buffer.responseHeadArrived(HTTPResponse(status: .ok)))
+        try buffer.receive(Data("id: 1\ndata: one\n\n".utf8))
+        buffer.finish(.failure(lost))
+        #expect(try await buffer.next() == Data("id: 1\ndata: one\n\n".utf8))
+        await #expect(throws: APIError.self) { _ = try await buffer.next() }
+
+        var headers = HTTPHeaders()
+        headers.add(.contentEncoding, "gzip")
+        let encoded = StreamBuffer(acceptableStatuses: .success, options: StreamOptions())
+        #expect(try encoded.responseHeadArrived(HTTPResponse(status: .ok, headers: headers), bodyIsEncoded: true))
+        try encoded.receive(Self.gzippedZeros.prefix(Self.gzippedZeros.count - 10))
+        encoded.finish(.failure(lost))
+        #expect(try await encoded.next()?.count == 256 * 1024)
+
+        let cancelled = StreamBuffer(acceptableStatuses: .success, options: StreamOptions())
+        #expect(try cancelled.responseHeadArrived(HTTPResponse(status: .ok)))
+        try cancelled.receive(Data("data: two\n\n".utf8))
+        cancelled.finish(.failure(CancellationError()))
+        await #expect(throws: CancellationError.self) { _ = try await cancelled.next() }
+    }
 }
