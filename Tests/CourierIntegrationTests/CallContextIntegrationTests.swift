@@ -82,4 +82,3 @@ struct CallContextIntegrationTests {
         #expect(try await events.next()?.data == "two\nlines")
     }
 }
-
