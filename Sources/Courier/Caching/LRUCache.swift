@@ -3,7 +3,9 @@ import Foundation
 /// A thread-safe in-memory cache that evicts the least recently used entries when it holds more
 /// than its count or cost limit. Lookups, insertions and evictions are O(1).
 package final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private final class Node {
+    /// `@unchecked Sendable`: a node is created, read and changed only inside the cache's
+    /// ``Locked`` state, and never handed out of it (lookups return its value).
+    private final class Node: @unchecked Sendable {
         let key: Key
         var value: Value
         var cost: Int

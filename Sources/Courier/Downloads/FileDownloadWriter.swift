@@ -3,26 +3,37 @@ import Foundation
 /// Writes a streamed body into a file, resuming at its end after a `206` or starting over after a
 /// `200`, enforcing the size limit and reporting progress.
 ///
-/// `@unchecked Sendable`: every mutable property is read and written only while `lock` is held;
-/// the transport never calls one exchange's consumer concurrently.
-final class FileDownloadWriter: ResponseBodyConsumer, @unchecked Sendable {
+/// Its state is one value behind one lock (``Locked``); the file is written while the lock is held
+/// (the transport never calls one exchange's consumer concurrently, so no one waits for it), and
+/// progress is reported after it is released.
+final class FileDownloadWriter: ResponseBodyConsumer, Sendable {
+    private struct State {
+        var written: Int64 = 0
+        var expected: Int64?
+        var rangeStart: Int64 = 0
+        var validator: String?
+        var head: HTTPResponse?
+        var request: HTTPRequest?
+        var reported: Int64 = -1
+        /// Set once the body proved too large to stream piece by piece: later attempts let the
+        /// transport buffer it on disk.
+        var buffersOnDisk = false
+
+        /// The progress to report, when it moved forward (a restart from zero is reported too).
+        mutating func progressToReport() -> DownloadProgress? {
+            guard written > reported || written == 0 else { return nil }
+            reported = written
+            return DownloadProgress(bytesReceived: written, bytesExpected: expected)
+        }
+    }
+
     let file: URL
     private let handle: FileHandle
     private let maximumSize: Int64?
     private let onProgress: @Sendable (DownloadProgress) -> Void
     /// Refuses a head before its body is read (the destination it names exists already).
     private let checkHead: @Sendable (HTTPResponse) throws -> Void
-    private let lock = NSLock()
-    private var written: Int64 = 0
-    private var expected: Int64?
-    private var rangeStart: Int64 = 0
-    private var validator: String?
-    private var head: HTTPResponse?
-    private var request: HTTPRequest?
-    private var reported: Int64 = -1
-    /// Set once the body proved too large to stream piece by piece: later attempts let the transport
-    /// buffer it on disk.
-    private var buffersOnDisk = false
+    private let state = Locked(State())
 
     init(
         file: URL, maximumSize: Int64?, checkHead: @escaping @Sendable (HTTPResponse) throws -> Void = { _ in },
@@ -41,31 +52,27 @@ final class FileDownloadWriter: ResponseBodyConsumer, @unchecked Sendable {
     /// The headers to resume with (`Range`, and `If-Range` when the first response had a
     /// validator), or none when nothing was written yet; remembers where this attempt starts.
     func beginAttempt(_ request: HTTPRequest) -> HTTPRequest {
-        lock.lock()
-        defer { lock.unlock() }
-        var request = request
-        rangeStart = written
-        head = nil
-        if written > 0 {
-            request.headers.set(.range, "bytes=\(written)-")
-            if let validator { request.headers.set("If-Range", validator) }
+        state.withLock { state in
+            var request = request
+            state.rangeStart = state.written
+            state.head = nil
+            if state.written > 0 {
+                request.headers.set(.range, "bytes=\(state.written)-")
+                if let validator = state.validator { request.headers.set("If-Range", validator) }
+            }
+            state.request = request
+            return request
         }
-        self.request = request
-        return request
     }
 
     /// The head of the response whose body went into the file, if one did.
     var acceptedHead: HTTPResponse? {
-        lock.lock()
-        defer { lock.unlock() }
-        return head
+        state.withLock { $0.head }
     }
 
     /// What is in the file, and what is expected.
     var progress: DownloadProgress {
-        lock.lock()
-        defer { lock.unlock() }
-        return DownloadProgress(bytesReceived: written, bytesExpected: expected)
+        state.withLock { DownloadProgress(bytesReceived: $0.written, bytesExpected: $0.expected) }
     }
 
     /// The bytes in the file (for the log line of the exchange).
@@ -74,93 +81,84 @@ final class FileDownloadWriter: ResponseBodyConsumer, @unchecked Sendable {
     func responseHeadArrived(_ head: HTTPResponse) throws -> Bool {
         guard (200..<300).contains(head.status.code) else { return false }
         try checkHead(head)
-        lock.lock()
-        defer { lock.unlock() }
-        if head.status == .partialContent, let range = Self.contentRange(head) {
-            guard range.start == rangeStart, rangeStart == written else {
-                throw APIError(
-                    .transport(.badResponse),
-                    message: "the server resumed at byte \(range.start), not at byte \(written)", request: request,
-                    response: head)
+        let progress = try state.withLock { state in
+            if head.status == .partialContent, let range = Self.contentRange(head) {
+                guard range.start == state.rangeStart, state.rangeStart == state.written else {
+                    throw APIError(
+                        .transport(.badResponse),
+                        message: "the server resumed at byte \(range.start), not at byte \(state.written)",
+                        request: state.request, response: head)
+                }
+                state.expected = range.total ?? state.expected
+            } else {
+                // A full body (the server ignored Range, or this is the first attempt): start from zero.
+                try handle.truncate(atOffset: 0)
+                try handle.seek(toOffset: 0)
+                state.written = 0
+                let encoded = head.headers[.contentEncoding].map { $0.lowercased() != "identity" } ?? false
+                state.expected = encoded ? nil : head.headers[.contentLength].flatMap { Int64($0) }
+                state.validator =
+                    head.headers[.eTag].flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? head.headers[.lastModified]
             }
-            expected = range.total ?? expected
-        } else {
-            // A full body (the server ignored Range, or this is the first attempt): start from zero.
-            try handle.truncate(atOffset: 0)
-            try handle.seek(toOffset: 0)
-            written = 0
-            let encoded = head.headers[.contentEncoding].map { $0.lowercased() != "identity" } ?? false
-            expected = encoded ? nil : head.headers[.contentLength].flatMap { Int64($0) }
-            validator = head.headers[.eTag].flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? head.headers[.lastModified]
+            if let maximumSize, let expected = state.expected, expected > maximumSize {
+                throw tooLarge(maximumSize, request: state.request, head: head)
+            }
+            state.head = head
+            return state.progressToReport()
         }
-        if let maximumSize, let expected, expected > maximumSize {
-            throw tooLarge(maximumSize, head: head)
-        }
-        self.head = head
-        report()
+        if let progress { onProgress(progress) }
         return true
     }
 
     /// Refuses a length announced before the exchange (by a `HEAD`) over the size limit.
     func checkAnnouncedLength(_ length: Int64) throws {
-        if let maximumSize, length > maximumSize { throw tooLarge(maximumSize, head: nil) }
+        if let maximumSize, length > maximumSize { throw tooLarge(maximumSize, request: nil, head: nil) }
     }
 
     /// Notes that the body is to be buffered on disk by the transport from now on.
     func didFallBehind() {
-        lock.lock()
-        buffersOnDisk = true
-        lock.unlock()
+        state.withLock { $0.buffersOnDisk = true }
     }
 
     var prefersDiskBuffering: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return buffersOnDisk
+        state.withLock { $0.buffersOnDisk }
     }
 
     func bufferedBytesArrived(_ count: Int64) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        let total = rangeStart + count
-        if let maximumSize, total > maximumSize {
-            throw tooLarge(maximumSize, head: head)
+        let progress = try state.withLock { state -> DownloadProgress? in
+            let total = state.rangeStart + count
+            if let maximumSize, total > maximumSize {
+                throw tooLarge(maximumSize, request: state.request, head: state.head)
+            }
+            guard total > state.reported else { return nil }
+            state.reported = total
+            return DownloadProgress(bytesReceived: total, bytesExpected: state.expected)
         }
-        guard total > reported else { return }
-        reported = total
-        onProgress(DownloadProgress(bytesReceived: total, bytesExpected: expected))
-    }
-
-    /// Reports progress when it moved forward (a restart from zero is reported too). Call with the lock held.
-    private func report() {
-        guard written > reported || written == 0 else { return }
-        reported = written
-        onProgress(DownloadProgress(bytesReceived: written, bytesExpected: expected))
+        if let progress { onProgress(progress) }
     }
 
     func receive(_ piece: Data) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        if let maximumSize, written + Int64(piece.count) > maximumSize {
-            throw tooLarge(maximumSize, head: head)
+        let progress = try state.withLock { state in
+            if let maximumSize, state.written + Int64(piece.count) > maximumSize {
+                throw tooLarge(maximumSize, request: state.request, head: state.head)
+            }
+            try handle.write(contentsOf: piece)
+            state.written += Int64(piece.count)
+            return state.progressToReport()
         }
-        try handle.write(contentsOf: piece)
-        written += Int64(piece.count)
-        report()
+        if let progress { onProgress(progress) }
     }
 
     /// Whether the file holds the whole body the server announced.
     var isComplete: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return expected.map { written == $0 } ?? true
+        state.withLock { state in state.expected.map { state.written == $0 } ?? true }
     }
 
     func close() {
         try? handle.close()
     }
 
-    private func tooLarge(_ limit: Int64, head: HTTPResponse?) -> APIError {
+    private func tooLarge(_ limit: Int64, request: HTTPRequest?, head: HTTPResponse?) -> APIError {
         APIError(
             .transport(.responseTooLarge), message: "the download is larger than the limit of \(limit) bytes",
             request: request, response: head)

@@ -116,8 +116,8 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     /// Whether the request's response can have a body (not a HEAD request's).
     private let expectsBody: Bool
     private let state = Locked(State())
-    /// The reader's decoder, when the body arrives encoded.
-    private let decoding = Locked<ContentDecoder?>(nil)
+    /// The reader's decoder, when the body arrives encoded: used only under this lock, by one reader.
+    private let decoding = Locked<Confined<ContentDecoder>?>(nil)
     /// Runs between the reader's two looks at the buffer (tests: a piece that arrives just then).
     private let betweenLooks: (@Sendable () -> Void)?
 
@@ -153,7 +153,7 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
             // A coding Courier cannot decode fails the call here, before the head reaches the caller.
             let decoder = try ContentDecoder.coding(of: contentEncoding).map { try ContentDecoder($0) }
             // Before the head is published: a reader never sees the body without its decoder.
-            decoding.withLock { $0 = decoder }
+            decoding.withLock { $0 = decoder.map(Confined.init) }
             let waiter = try state.withLock { state -> CheckedContinuation<HTTPResponse, any Error>? in
                 guard !state.hasHandedOverHead else { throw Self.replayError(head) }
                 state.phase = .streaming(head)
@@ -260,7 +260,7 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
                 }
                 return nil
             }
-            decoding.withLock { $0?.feed(piece) }
+            decoding.withLock { $0?.value.feed(piece) }
         }
     }
 
@@ -268,7 +268,7 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
     /// a decoding error ends the stream with it.
     private func decode(_ work: (ContentDecoder) throws -> Data) throws -> Data {
         do {
-            return try decoding.withLock { decoder in try decoder.map(work) ?? Data() }
+            return try decoding.withLock { decoder in try decoder.map { try work($0.value) } ?? Data() }
         } catch {
             finish(.failure(error))
             throw error

@@ -5,15 +5,15 @@ import Foundation
 struct StreamErrorPage {
     private(set) var head: HTTPResponse
     private var body = Data()
-    /// Decodes an encoded body.
-    private let decoder: ContentDecoder?
+    /// Decodes an encoded body; confined to the buffer's lock, which holds this page.
+    private let decoder: Confined<ContentDecoder>?
     /// Whether the rest of the body is dropped (a coding Courier cannot decode, bytes that do not
     /// decode): the status and headers are kept without it.
     private var dropsBody: Bool
 
     init(head: HTTPResponse, decoder: ContentDecoder?, dropsBody: Bool) {
         self.head = head
-        self.decoder = decoder
+        self.decoder = decoder.map(Confined.init)
         self.dropsBody = dropsBody
     }
 
@@ -29,7 +29,7 @@ struct StreamErrorPage {
         guard !dropsBody else { return nil }
         let room = max(0, limit - body.count)
         var piece = piece
-        if let decoder {
+        if let decoder = decoder?.value {
             // One byte past the room tells a body over the limit; no more is inflated.
             decoder.feed(piece)
             guard let decoded = try? decoder.decode(maximum: room + 1) else {
