@@ -34,19 +34,17 @@ extension URLSessionExchange {
     }
 
     var hasFinished: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return isFinished
+        state.withLock { $0.isFinished }
     }
 
     /// Offers the head of a download task's response to the consumer once it is known; `false`
     /// (and the exchange failed) when the consumer threw.
     func offerDownloadHead(_ response: URLResponse?) -> Bool {
         guard let http = response as? HTTPURLResponse else { return true }
-        lock.lock()
-        let offered = headOffered
-        headOffered = true
-        lock.unlock()
+        let offered = state.withLock { state in
+            defer { state.headOffered = true }
+            return state.headOffered
+        }
         return offered ? true : receive(http)
     }
 
@@ -54,11 +52,9 @@ extension URLSessionExchange {
     /// when the consumer refuses them (over its size limit).
     @discardableResult
     func downloadProgressed(_ total: Int64) -> Bool {
-        lock.lock()
         // Before the head is known (URLSession on Linux gives it only at the end) the bytes are
         // the consumer's too: its limit must hold from the first byte.
-        let streaming = (isStreaming || !headOffered) && !isFinished
-        lock.unlock()
+        let streaming = state.withLock { ($0.isStreaming || !$0.headOffered) && !$0.isFinished }
         guard streaming, let consumer else { return true }
         return consumerAccepts { try consumer.bufferedBytesArrived(total) }
     }
@@ -68,18 +64,14 @@ extension URLSessionExchange {
         let kept = FileManager.default.temporaryDirectory.appendingPathComponent(
             "courier-\(UUID().uuidString).body")
         guard (try? FileManager.default.moveItem(at: location, to: kept)) != nil else { return }
-        lock.lock()
-        downloadedFile = kept
-        lock.unlock()
+        state.withLock { $0.downloadedFile = kept }
     }
 
     /// Hands a download task's file to the consumer (or reads it into the body), then finishes.
     func completeDownload(_ file: URL, response: HTTPURLResponse) {
         defer { try? FileManager.default.removeItem(at: file) }
         _ = offerDownloadHead(response)
-        lock.lock()
-        let streaming = isStreaming
-        lock.unlock()
+        let streaming = state.withLock { $0.isStreaming }
         do {
             let handle = try FileHandle(forReadingFrom: file)
             defer { try? handle.close() }
@@ -94,9 +86,7 @@ extension URLSessionExchange {
                         underlyingError: error)))
             return
         }
-        lock.lock()
-        let body = streaming ? Data() : self.body
-        lock.unlock()
+        let body = streaming ? Data() : state.withLock { $0.body }
         finish(.success(Self.makeResponse(response, body: body, request: request)))
     }
 }

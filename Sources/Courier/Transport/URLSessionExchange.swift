@@ -7,44 +7,48 @@ import Foundation
 /// The state of one URLSession data task: the body so far, and the continuation to resume exactly
 /// once, by whichever comes first: completion, the deadline, the size limit, or cancellation.
 ///
-/// `@unchecked Sendable`: every mutable property is read and written only while `lock` is held,
-/// and the continuation is resumed outside the lock after being taken out under it.
-final class URLSessionExchange: @unchecked Sendable {
+/// Its mutable state is one value behind one lock (``Locked``); the continuation, the consumer and
+/// the task's suspend, resume and cancel are called after the lock is released.
+final class URLSessionExchange: Sendable {
+    struct State {
+        var continuation: CheckedContinuation<HTTPResponse, any Error>?
+        var earlyResult: Result<HTTPResponse, any Error>?
+        var isFinished = false
+        var body = Data()
+        var deadlineTimer: UInt64?
+        /// `Confined`: the task is kept and taken out under the lock; it is called only after.
+        var task: Confined<URLSessionTask>?
+        var declinedChallenge = false
+        /// Whether the consumer took the body: pieces go to it, not into `body`.
+        var isStreaming = false
+        /// Whether the head was offered to the consumer yet (download tasks learn it late).
+        var headOffered = false
+        /// Where a download task's body was kept, until it is handed over.
+        var downloadedFile: URL?
+        /// Flow control: whether the task is suspended because the consumer has no room, and
+        /// whether room came back while the exchange was deciding to suspend it.
+        var isPausedForConsumer = false
+        var roomCameBack = false
+        /// The exchange's own idle timeout, when URLSession's cannot be used (it runs on while the
+        /// task is suspended for the consumer): when a byte last moved, and the timer that looks.
+        var lastActivity = ContinuousClock.now
+        var idleTimer: UInt64?
+    }
+
     let request: HTTPRequest
     let timeout: Duration
     let maximumResponseSize: Int
 
-    let lock = NSLock()
-    private var continuation: CheckedContinuation<HTTPResponse, any Error>?
-    private var earlyResult: Result<HTTPResponse, any Error>?
-    var isFinished = false
-    var body = Data()
-    private var deadlineTimer: UInt64?
-    var task: URLSessionTask?
-    private var declinedChallenge = false
+    let state = Locked(State())
     let consumer: (any ResponseBodyConsumer)?
-    /// Whether the consumer took the body: pieces go to it, not into `body`.
-    var isStreaming = false
-    /// Whether the head was offered to the consumer yet (download tasks learn it late).
-    var headOffered = false
     /// Whether URLSession buffers this exchange's body on disk (a download task).
     let isDownloadTask: Bool
     /// The largest body a data task streams; a larger one is fetched again with a download task.
     static let largestStreamedBody: Int64 = 16 << 20
-    /// Where a download task's body was kept, until it is handed over.
-    var downloadedFile: URL?
     /// Told how much of the request body went out, when the caller watches upload progress.
     let uploadMeter: UploadMeter?
     /// The request's body file, opened for this exchange (see ``BodyFile``).
     let bodyFile: BodyFile?
-    /// Flow control: whether the task is suspended because the consumer has no room, and whether
-    /// room came back while the exchange was deciding to suspend it.
-    private var isPausedForConsumer = false
-    private var roomCameBack = false
-    /// The exchange's own idle timeout, when URLSession's cannot be used (it runs on while the task
-    /// is suspended for the consumer): when a byte last moved, and the timer that looks.
-    private var lastActivity = ContinuousClock.now
-    private var idleTimer: UInt64?
     /// Suspends and resumes tasks in the order they were decided (a resume that overtook its suspend
     /// would be a fatal error in Foundation).
     private static let flowQueue = DispatchQueue(label: "Courier.URLSessionTransport.flow")
@@ -66,15 +70,14 @@ final class URLSessionExchange: @unchecked Sendable {
     /// Stores the continuation; `false` when the exchange already finished (cancelled before it started),
     /// in which case the continuation has been resumed with that result.
     func start(_ continuation: CheckedContinuation<HTTPResponse, any Error>) -> Bool {
-        lock.lock()
-        if let earlyResult {
-            lock.unlock()
-            continuation.resume(with: earlyResult)
-            return false
+        let early = state.withLock { state -> Result<HTTPResponse, any Error>? in
+            if let early = state.earlyResult { return early }
+            state.continuation = continuation
+            return nil
         }
-        self.continuation = continuation
-        lock.unlock()
-        return true
+        guard let early else { return true }
+        continuation.resume(with: early)
+        return false
     }
 
     /// Fails the exchange as timed out when `delay` passes first, and cancels its task. The timer
@@ -84,10 +87,10 @@ final class URLSessionExchange: @unchecked Sendable {
             finish(.failure(RedirectLoop.timeoutError(request, timeout: timeout)))
             cancelTask()
         }
-        lock.lock()
-        let finished = isFinished
-        if !finished { deadlineTimer = timer }
-        lock.unlock()
+        let finished = state.withLock { state in
+            if !state.isFinished { state.deadlineTimer = timer }
+            return state.isFinished
+        }
         if finished { DeadlineClock.shared.cancel(timer) }
     }
 
@@ -97,20 +100,19 @@ final class URLSessionExchange: @unchecked Sendable {
         let timer = DeadlineClock.shared.schedule(after: delay ?? idleTimeout) { [weak self] in
             self?.checkIdle(idleTimeout)
         }
-        lock.lock()
-        let finished = isFinished
-        if !finished { idleTimer = timer }
-        lock.unlock()
+        let finished = state.withLock { state in
+            if !state.isFinished { state.idleTimer = timer }
+            return state.isFinished
+        }
         if finished { DeadlineClock.shared.cancel(timer) }
     }
 
     private func checkIdle(_ idleTimeout: Duration) {
-        lock.lock()
-        let finished = isFinished
-        let quiet = ContinuousClock.now - lastActivity
-        if isPausedForConsumer { lastActivity = .now }
-        let paused = isPausedForConsumer
-        lock.unlock()
+        let (finished, quiet, paused) = state.withLock { state in
+            let quiet = ContinuousClock.now - state.lastActivity
+            if state.isPausedForConsumer { state.lastActivity = .now }
+            return (state.isFinished, quiet, state.isPausedForConsumer)
+        }
         guard !finished else { return }
         if paused || quiet < idleTimeout {
             armIdleTimeout(idleTimeout, after: paused ? idleTimeout : idleTimeout - quiet)
@@ -127,40 +129,40 @@ final class URLSessionExchange: @unchecked Sendable {
     /// Keeps the task, to cancel it later; `false` (and the caller cancels it) when the exchange
     /// already finished.
     func attach(_ task: URLSessionTask) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !isFinished else { return false }
-        self.task = task
-        if isDownloadTask { watchDownload(task) }
-        return true
+        let attached = state.withLock { state in
+            guard !state.isFinished else { return false }
+            state.task = Confined(task)
+            return true
+        }
+        if attached, isDownloadTask { watchDownload(task) }
+        return attached
     }
 
     /// Cancels the task, if one was attached, off the calling thread: URLSession's `cancel()` waits
     /// for the session's own queue, which a flood of callbacks can keep busy for seconds.
     func cancelTask() {
-        lock.lock()
-        let task = self.task
-        self.task = nil
-        lock.unlock()
-        if let task { DispatchQueue.global().async { task.cancel() } }
+        let task = state.withLock { state in
+            defer { state.task = nil }
+            return state.task
+        }
+        if let task { DispatchQueue.global().async { task.value.cancel() } }
     }
 
     /// Finishes the exchange with `result` unless it has finished already.
     func finish(_ result: Result<HTTPResponse, any Error>) {
-        lock.lock()
-        guard !isFinished else {
-            lock.unlock()
-            return
+        let ended = state.withLock { state -> (CheckedContinuation<HTTPResponse, any Error>?, [UInt64])? in
+            guard !state.isFinished else { return nil }
+            state.isFinished = true
+            let continuation = state.continuation
+            state.continuation = nil
+            if continuation == nil { state.earlyResult = result }
+            let timers = [state.deadlineTimer, state.idleTimer].compactMap { $0 }
+            state.deadlineTimer = nil
+            state.idleTimer = nil
+            state.body = Data()
+            return (continuation, timers)
         }
-        isFinished = true
-        let continuation = self.continuation
-        self.continuation = nil
-        if continuation == nil { earlyResult = result }
-        let timers = [deadlineTimer, idleTimer].compactMap { $0 }
-        deadlineTimer = nil
-        idleTimer = nil
-        body = Data()
-        lock.unlock()
+        guard let (continuation, timers) = ended else { return }
         for timer in timers { DeadlineClock.shared.cancel(timer) }
         continuation?.resume(with: result)
     }
@@ -169,9 +171,7 @@ final class URLSessionExchange: @unchecked Sendable {
     /// checks the announced size of a body kept in memory; `false` (and the exchange failed) when
     /// the consumer threw or the body is over the limit.
     func receive(_ response: URLResponse) -> Bool {
-        lock.lock()
-        lastActivity = .now
-        lock.unlock()
+        state.withLock { $0.lastActivity = .now }
         let head = (response as? HTTPURLResponse).map { Self.makeResponse($0, body: Data(), request: request) }
         if let head, let problem = ResponseFraming.lengthProblem(head.headers) {
             // RFC 9112 §6.3: differing Content-Length values make the framing unknowable.
@@ -183,10 +183,8 @@ final class URLSessionExchange: @unchecked Sendable {
         {
             do {
                 let streams = try consumer.responseHeadArrived(head)
-                lock.lock()
-                isStreaming = streams
+                state.withLock { $0.isStreaming = streams }
                 let buffersOnDisk = isDownloadTask
-                lock.unlock()
                 // A stream bounds its own backlog (StreamOptions.maximumBacklog) and has no disk to fall back on.
                 if streams, !buffersOnDisk, !consumer.mayPauseForLong,
                     http.expectedContentLength > Self.largestStreamedBody
@@ -213,26 +211,32 @@ final class URLSessionExchange: @unchecked Sendable {
     /// Takes body bytes: to the consumer when it streams, else into memory; `false` (and the
     /// exchange failed) once the consumer throws or the body passes the limit.
     func append(_ data: Data) -> Bool {
-        lock.lock()
-        guard !isFinished else {
-            lock.unlock()
-            return false
+        enum Step { case over, stream, kept, tooLarge }
+        let step = state.withLock { state -> Step in
+            guard !state.isFinished else { return .over }
+            state.lastActivity = .now
+            if state.isStreaming, consumer != nil {
+                state.roomCameBack = false
+                return .stream
+            }
+            guard state.body.count + data.count <= maximumResponseSize else { return .tooLarge }
+            state.body.append(data)
+            return .kept
         }
-        lastActivity = .now
-        if isStreaming, let consumer {
-            roomCameBack = false
-            lock.unlock()
+        switch step {
+        case .over: return false
+        case .kept: return true
+        case .tooLarge:
+            finish(.failure(tooLargeError()))
+            return false
+        case .stream:
+            guard let consumer else { return false }
             guard consumerAccepts({ try consumer.receive(data) }) else { return false }
             if Self.canPause, !consumer.hasRoom(orWhenRoom: { [weak self] in self?.consumerHasRoom() }) {
                 pauseForConsumer()
             }
             return true
         }
-        let fits = body.count + data.count <= maximumResponseSize
-        if fits { body.append(data) }
-        lock.unlock()
-        if !fits { finish(.failure(tooLargeError())) }
-        return fits
     }
 
     /// Whether a suspended data task resumes where it stopped. FoundationNetworking (Linux) sends
@@ -247,25 +251,26 @@ final class URLSessionExchange: @unchecked Sendable {
     /// Suspends the task until the consumer has room, unless room came back meanwhile. URLSession
     /// has read the bytes in flight already; the consumer takes those, then nothing more arrives.
     private func pauseForConsumer() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !roomCameBack, !isFinished, let task else { return }
-        guard !isPausedForConsumer else { return }
-        isPausedForConsumer = true
-        Self.flowQueue.async { task.suspend() }
+        // Queued under the lock: the flow queue then sees suspends and resumes in decision order.
+        state.withLock { state in
+            guard !state.roomCameBack, !state.isFinished, let task = state.task else { return }
+            guard !state.isPausedForConsumer else { return }
+            state.isPausedForConsumer = true
+            Self.flowQueue.async { task.value.suspend() }
+        }
     }
 
     /// The consumer has room again: resume the task if it was suspended for it.
     private func consumerHasRoom() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard isPausedForConsumer else {
-            roomCameBack = true
-            return
+        state.withLock { state in
+            guard state.isPausedForConsumer else {
+                state.roomCameBack = true
+                return
+            }
+            state.isPausedForConsumer = false
+            state.lastActivity = .now
+            if let task = state.task { Self.flowQueue.async { task.value.resume() } }
         }
-        isPausedForConsumer = false
-        lastActivity = .now
-        if let task { Self.flowQueue.async { task.resume() } }
     }
 
     /// Runs a call to the consumer; `false` (and the exchange failed with its error) when it threw.
@@ -282,19 +287,15 @@ final class URLSessionExchange: @unchecked Sendable {
     /// Notes that an authentication challenge was declined, so that the cancellation that follows it
     /// on Linux is read as the 401 it is.
     func noteDeclinedChallenge() {
-        lock.lock()
-        declinedChallenge = true
-        lock.unlock()
+        state.withLock { $0.declinedChallenge = true }
     }
 
     /// Finishes from the task's completion.
     func complete(task: URLSessionTask, error: (any Error)?) {
-        lock.lock()
-        let body = self.body
-        let declinedChallenge = self.declinedChallenge
-        let downloadedFile = self.downloadedFile
-        self.downloadedFile = nil
-        lock.unlock()
+        let (body, declinedChallenge, downloadedFile) = state.withLock { state in
+            defer { state.downloadedFile = nil }
+            return (state.body, state.declinedChallenge, state.downloadedFile)
+        }
         let httpResponse = task.response as? HTTPURLResponse
         if error == nil, let downloadedFile, let httpResponse {
             // Reading a large file back must not hold up the session's delegate queue.
