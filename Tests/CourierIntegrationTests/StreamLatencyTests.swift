@@ -26,7 +26,7 @@ struct StreamLatencyTests {
         var seen = 0
         for try await event in try await client.stream(
             Request(path: "sse/ticks", query: ["key": key, "pace": "0.02"], as: Data.self)
-        ).events {
+        ).serverSentEvents() {
             #expect(event.data == "tick \(seen)")
             seen += 1
             if seen == 5 { break }
@@ -49,7 +49,7 @@ struct StreamLatencyTests {
             Request(path: "sse/ticks", query: ["key": key, "pace": "0.02"], as: Data.self))
         let reader = Task {
             var count = 0
-            for try await _ in stream.events { count += 1 }
+            for try await _ in stream.serverSentEvents() { count += 1 }
             return count
         }
         try await Task.sleep(for: .milliseconds(200))

@@ -34,7 +34,7 @@ struct StreamingTests {
         var ticks = Request<Data>(path: "sse/ticks", query: ["key": key, "pace": "0.05"])
         ticks.idleTimeout = .seconds(2)
         let stream = try await client.stream(ticks, options: StreamOptions(bufferSize: 64))
-        var events = stream.events.makeAsyncIterator()
+        var events = stream.serverSentEvents().makeAsyncIterator()
         #expect(try await events.next()?.data == "tick 0")
         try await Task.sleep(for: .milliseconds(4500))
         var later: [String] = []

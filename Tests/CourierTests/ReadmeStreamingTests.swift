@@ -37,7 +37,7 @@ struct ReadmeStreamingTests {
 
         let answer = try await client.stream(Request<Data>(method: .post, path: "completions", body: .json(prompt)))
         var tokens = ""
-        for try await event in answer.events where event.type == "token" { tokens += event.data }
+        for try await event in answer.serverSentEvents() where event.type == "token" { tokens += event.data }
 
         #expect(printed == ["started", "listening on 8080"])
         #expect(total == 6.5)

@@ -108,12 +108,12 @@ public struct APIClient: HTTPClient {
     {
         let admission = try await admit(endpoint)
         defer { admission.slot?.leave() }
-        return try await exchange(for: endpoint, timeLeft: admission.timeLeft, options: options)
+        return try await buildSendAndDecode(endpoint, timeLeft: admission.timeLeft, options: options)
     }
 
     /// Builds, sends and decodes, once admitted. A separate function so a call waiting for a slot
     /// holds only the small frame above, not this one's.
-    private func exchange<E: Endpoint>(for endpoint: E, timeLeft: Duration?, options: CallOptions) async throws
+    private func buildSendAndDecode<E: Endpoint>(_ endpoint: E, timeLeft: Duration?, options: CallOptions) async throws
         -> APIResponse<E.Response>
     {
         var (request, temporaryFile) = try RequestBuilder.makeRequest(
@@ -127,7 +127,7 @@ public struct APIClient: HTTPClient {
         }
         if let timeLeft { request.timeout = timeLeft }
         let record = ExchangeRecord(request)
-        let response = try await exchange(request, record: record, options: options)
+        let response = try await runChain(request, record: record, options: options)
         let sent = record.lastRequest
         guard endpoint.acceptableStatuses.contains(response.status) else {
             let body = try? decoder.decode(E.ErrorBody.self, from: response.body)
@@ -188,7 +188,7 @@ public struct APIClient: HTTPClient {
     /// Runs the request through the middlewares, outermost first, down to the transport, in a
     /// fresh ``CallContext``: this client's scope, `record`, and what `options` ask for; nothing of
     /// the calling task's own call.
-    func exchange(_ request: HTTPRequest, record: ExchangeRecord, options: CallOptions = CallOptions())
+    func runChain(_ request: HTTPRequest, record: ExchangeRecord, options: CallOptions = CallOptions())
         async throws -> HTTPResponse
     {
         var request = request

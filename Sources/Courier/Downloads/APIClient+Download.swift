@@ -120,7 +120,7 @@ extension APIClient {
     /// One attempt: the exchange through the middlewares with the body streamed into `writer`.
     private func transfer(_ request: HTTPRequest, into writer: FileDownloadWriter) async throws {
         let record = ExchangeRecord(request)
-        let response = try await exchange(request, record: record, options: CallOptions(consumer: writer))
+        let response = try await runChain(request, record: record, options: CallOptions(consumer: writer))
         guard writer.acceptedHead != nil else {
             let body = try? decoder.decode(ServerMessage.self, from: response.body)
             throw APIError(
@@ -151,7 +151,7 @@ extension APIClient {
         }
         var probe = request
         probe.method = .head
-        guard let head = try? await exchange(probe, record: ExchangeRecord(probe)),
+        guard let head = try? await runChain(probe, record: ExchangeRecord(probe)),
             (200..<300).contains(head.status.code),
             head.headers[.contentEncoding] == nil,
             let length = head.headers[.contentLength].flatMap({ Int64($0) })

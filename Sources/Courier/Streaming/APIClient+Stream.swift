@@ -40,7 +40,7 @@ extension APIClient {
                 if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
             }
             do {
-                let response = try await exchange(request, record: record, options: CallOptions(consumer: buffer))
+                let response = try await runChain(request, record: record, options: CallOptions(consumer: buffer))
                 guard buffer.forbidsReplay else {
                     let failed = buffer.errorResponse ?? response
                     throw APIError(

@@ -39,7 +39,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
     /// loop) ends the exchange.
     public struct AsyncIterator: AsyncIteratorProtocol {
         /// The hold of the stream's one reading iterator; `nil` for any other.
-        let reader: StreamReader?
+        let reader: StreamReadingLoop?
         let exchange: StreamExchange
 
         /// The next piece; `nil` at the end of the body.
@@ -54,7 +54,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
 
     /// Starts reading the body: the first iterator made reads it; any other is refused.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(reader: exchange.claim() ? StreamReader(exchange: exchange) : nil, exchange: exchange)
+        AsyncIterator(reader: exchange.claim() ? StreamReadingLoop(exchange: exchange) : nil, exchange: exchange)
     }
 
     /// Ends the exchange now; reading afterwards throws `CancellationError`.
@@ -108,7 +108,7 @@ final class StreamExchange: Sendable {
 }
 
 /// An iterator's hold on the exchange: the loop that reads the stream is over when it goes.
-final class StreamReader: Sendable {
+final class StreamReadingLoop: Sendable {
     let exchange: StreamExchange
 
     init(exchange: StreamExchange) {

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ```swift
 /// let stream = try await client.stream(Chat.complete(prompt))
-/// for try await event in stream.events where event.type == "token" { print(event.data, terminator: "") }
+/// for try await event in stream.serverSentEvents() where event.type == "token" { print(event.data, terminator: "") }
 /// ```
 public struct ServerSentEventSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable
 where Base.Element == Data {
@@ -59,6 +59,9 @@ extension AsyncSequence where Self: Sendable, Element == Data {
 }
 
 extension ResponseStream {
-    /// The body's Server-Sent Events, at most 8 MiB each.
+    /// The body's Server-Sent Events, at most 8 MiB each: ``serverSentEvents(maximumEventSize:)``
+    /// (this one connection's events; ``APIClient/events(_:options:)`` is the source that
+    /// reconnects).
+    @available(*, deprecated, message: "use serverSentEvents(), the events of this one stream")
     public var events: ServerSentEventSequence<Self> { serverSentEvents() }
 }
