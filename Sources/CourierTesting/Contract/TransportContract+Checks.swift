@@ -24,10 +24,11 @@ extension TransportContract {
         }
 
         func request(
-            _ method: HTTPMethod = .get, _ path: String, headers: HTTPHeaders = [:], body: Data? = nil,
+            _ path: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: Data? = nil,
             timeout: Duration? = .seconds(40)
         ) -> HTTPRequest {
-            HTTPRequest(method: method, url: url(path), headers: headers, body: body.map { .data($0) }, timeout: timeout)
+            HTTPRequest(
+                method: method, url: url(path), headers: headers, body: body.map { .data($0) }, timeout: timeout)
         }
 
         /// Sends the request, which must succeed.
@@ -62,9 +63,10 @@ extension TransportContract {
         func statusHeadersAndBody() async throws {
             let response = try await send(request("/headers"))
             try expect(response.status.code == 200, "/headers answered \(response.status)")
+            // Kept as two fields, or joined in order as RFC 9110 §5.3 allows (Foundation joins them).
+            let repeated = response.headers.values(for: "X-Repeated")
             try expect(
-                response.headers.values(for: "X-Repeated") == ["one", "two"],
-                "a repeated header came back as \(response.headers.values(for: "X-Repeated"))")
+                repeated == ["one", "two"] || repeated == ["one, two"], "a repeated header came back as \(repeated)")
             try expect(response.headers[.contentType] == "text/plain", "Content-Type: \(response.headers)")
             try expect(response.body == Data("headers".utf8), "body: \(response.body.count) bytes")
             for code in [201, 204, 404, 500, 503] {
@@ -81,7 +83,7 @@ extension TransportContract {
             for method in [HTTPMethod.get, .delete] + withBodies {
                 let body = withBodies.contains(method) ? Data("body of \(method)".utf8) : nil
                 let response = try await send(
-                    request(method, "/echo", headers: ["X-Contract": "header of \(method)"], body: body))
+                    request("/echo", method: method, headers: ["X-Contract": "header of \(method)"], body: body))
                 try expect(response.status.code == 200, "\(method) /echo answered \(response.status)")
                 try expect(
                     response.headers["X-Echo-Method"] == method.rawValue,
@@ -92,10 +94,10 @@ extension TransportContract {
                 try expect(
                     response.body == (body ?? Data()), "\(method)'s body came back as \(response.body.count) bytes")
             }
-            let head = try await send(request(.head, "/echo"))
+            let head = try await send(request("/echo", method: .head))
             try expect(head.headers["X-Echo-Method"] == "HEAD", "HEAD reached the server as \(head.headers)")
             try expect(head.body.isEmpty, "a HEAD response had a body of \(head.body.count) bytes")
-            let empty = try await send(request(.post, "/echo", body: Data()))
+            let empty = try await send(request("/echo", method: .post, body: Data()))
             try expect(empty.headers["X-Echo-Length"] == "0", "an empty POST body arrived as \(empty.headers)")
         }
 
@@ -106,12 +108,12 @@ extension TransportContract {
             try expect(chain.url?.path == "/chain/0", "the final URL was \(chain.url?.absoluteString ?? "nil")")
 
             let body = Data("payload".utf8)
-            let seeOther = try await send(request(.post, "/redirect/303?to=/echo", body: body))
+            let seeOther = try await send(request("/redirect/303?to=/echo", method: .post, body: body))
             try expect(
                 seeOther.headers["X-Echo-Method"] == "GET" && seeOther.body.isEmpty,
                 "after a 303 the POST went on as \(seeOther.headers["X-Echo-Method"] ?? "nothing") with \(seeOther.body.count) bytes"
             )
-            let temporary = try await send(request(.post, "/redirect/307?to=/echo", body: body))
+            let temporary = try await send(request("/redirect/307?to=/echo", method: .post, body: body))
             try expect(
                 temporary.headers["X-Echo-Method"] == "POST" && temporary.body == body,
                 "after a 307 the POST went on as \(temporary.headers["X-Echo-Method"] ?? "nothing") with \(temporary.body.count) bytes"
@@ -170,7 +172,7 @@ extension TransportContract {
                 try expect(response.body == expected, "\(path) arrived with other bytes than were sent")
             }
             let upload = Data(LoopbackServer.Route.pattern(4 << 20).reversed())
-            let echoed = try await send(request(.post, "/echo", body: upload))
+            let echoed = try await send(request("/echo", method: .post, body: upload))
             try expect(echoed.body == upload, "a 4 MiB body came back as \(echoed.body.count) other bytes")
         }
 

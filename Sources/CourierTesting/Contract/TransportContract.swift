@@ -36,8 +36,8 @@ public struct TransportContract: Sendable {
 
     /// One part of the contract.
     public enum Check: String, CaseIterable, Sendable, CustomStringConvertible {
-        /// Status, headers (repeated ones kept, in order) and body come back as the server sent them;
-        /// an error status is a response, not a thrown error.
+        /// Status, headers (a repeated one as separate fields or joined with commas, in order) and
+        /// body come back as the server sent them; an error status is a response, not a thrown error.
         case statusHeadersAndBody
         /// GET, HEAD, POST, PUT, PATCH and DELETE reach the server with their headers and bodies.
         case methodsAndBodies

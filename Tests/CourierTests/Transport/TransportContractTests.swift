@@ -8,7 +8,8 @@ import Testing
 /// URLSessionTransport. No test servers needed: each check starts its own in-process server.
 @Suite("Transport contract", .timeLimit(.minutes(3)))
 struct TransportContractTests {
-    @Test("CurlTransport, one loop", .enabled(if: CurlTransport.isAvailable), arguments: TransportContract.Check.allCases)
+    @Test(
+        "CurlTransport, one loop", .enabled(if: CurlTransport.isAvailable), arguments: TransportContract.Check.allCases)
     func curlOneLoop(_ check: TransportContract.Check) async throws {
         try await TransportContract { settings in
             CurlTransport(configuration: .init(redirects: settings.redirects, loops: 1))
