@@ -242,10 +242,10 @@ enum Socket {
 
     /// A listening TCP socket on 127.0.0.1 and the port it got.
     static func listen() throws -> (descriptor: Int32, port: Int) {
-        #if canImport(Darwin)
-            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #else
+        #if canImport(Glibc)
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard descriptor >= 0 else { throw ContractViolation(check: "server", "socket() failed: errno \(errno)") }
         var yes: Int32 = 1

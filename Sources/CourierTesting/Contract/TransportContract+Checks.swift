@@ -155,9 +155,11 @@ extension TransportContract {
                 withUnsafeCurrentTask { $0?.cancel() }
                 return try await transport.send(hanging)
             }
-            let early = await cancelledEarly.result
-            if case .success(let response) = early {
+            switch await cancelledEarly.result {
+            case .success(let response):
                 throw violation("an exchange cancelled before it began answered \(response.status)")
+            case .failure(let error):
+                try expect(error is CancellationError, "an exchange cancelled before it began threw \(error)")
             }
             let after = try await send(request("/status/200"))
             try expect(after.status.code == 200, "after cancellations the transport answered \(after.status)")
