@@ -55,7 +55,8 @@ public final class ImageLoader: Sendable {
     private let memory: LRUCache<URL, ImageData>
     private let disk: DiskStore?
     private let downloads = Coalescer<URL, ImageData>()
-    private let slots: DownloadSlots
+    /// At most `maximumConcurrentDownloads` downloads at a time; a cancelled waiter leaves at once.
+    private let slots: AdmissionGate
     /// Progress callbacks of the callers waiting for each URL, and the next callback's id.
     private let progressQueue = DispatchQueue(label: "Courier.ImageLoader.progress")
     private let observers = Locked((byURL: [URL: [UInt64: @Sendable (DownloadProgress) -> Void]](), nextID: UInt64(0)))
@@ -77,7 +78,7 @@ public final class ImageLoader: Sendable {
         self.configuration = configuration
         memory = LRUCache(countLimit: configuration.memoryCountLimit, costLimit: configuration.memoryCostLimit)
         disk = try configuration.directory.map { try DiskStore(directory: $0, sizeLimit: configuration.diskSizeLimit) }
-        slots = DownloadSlots(limit: configuration.maximumConcurrentDownloads)
+        slots = AdmissionGate(limit: configuration.maximumConcurrentDownloads)
     }
 
     /// The image at `url`, from memory, disk or the network.
@@ -134,8 +135,9 @@ public final class ImageLoader: Sendable {
     }
 
     private func download(_ url: URL) async throws -> ImageData {
-        try await slots.acquire()
-        defer { slots.release() }
+        try Task.checkCancellation()
+        try await slots.enter(deadline: nil)
+        defer { slots.leave() }
         let collector = ImageBodyCollector(limit: configuration.maximumImageSize) { [self] progress in
             report(progress, for: url)
         }

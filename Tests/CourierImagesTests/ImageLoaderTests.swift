@@ -108,6 +108,11 @@ struct ImageLoaderTests {
 
         #expect(loaded.count == 50 && Set(loaded).count == 1)
         #expect(transport.requests.count == 1)
+        // Progress reaches the callbacks on the loader's own queue, maybe after the loads returned.
+        let deadline = ContinuousClock.now + .seconds(45)
+        while reports.withLock({ $0 }) < 50, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         #expect(reports.withLock { $0 } >= 50)
     }
 

@@ -138,7 +138,7 @@ public struct APIClient: HTTPClient {
         }
         try ContentTypeCheck.verify(response, accepts: endpoint.acceptableContentTypes, request: sent)
         let value =
-            LoopThreadHop.shouldMove(size: response.body.count)
+            LoopThreadHop.shouldMove(size: response.body.count, transport: transport)
             ? try await LoopThreadHop.runOnPool { try decode(response, for: endpoint, request: sent) }
             : try decode(response, for: endpoint, request: sent)
         return APIResponse(

@@ -1,21 +1,17 @@
-import CCourierCurl
-
-/// Keeps heavy work off an I/O loop's thread. A caller running on ``CurlTransport/executor`` is
-/// resumed on the loop thread that finished its transfer; decoding a large body there would hold
-/// up every other transfer of that loop, so such work moves to the cooperative pool and the caller
-/// comes back to the loop afterwards.
+/// Keeps heavy work off an I/O loop's thread. A caller running on ``CurlTransport/executor`` (or
+/// any ``LoopThreadTransport``'s) is resumed on the loop thread that finished its transfer;
+/// decoding a large body there would hold up every other transfer of that loop, so such work moves
+/// to the cooperative pool and the caller comes back to the loop afterwards.
 enum LoopThreadHop {
     /// Bodies below this size are decoded where they arrived: moving costs two thread switches
     /// (tens of microseconds), more than decoding a few kilobytes.
     static let decodingThreshold = 4 * 1024
 
-    /// Whether the calling thread is an I/O loop's.
-    static var isOnLoop: Bool { ccourier_current_loop() != nil }
-
-    /// Whether work on a body of `size` bytes should leave the calling thread: it is a loop's,
-    /// and the body is at least ``decodingThreshold``.
-    static func shouldMove(size: Int) -> Bool {
-        size >= decodingThreshold && isOnLoop
+    /// Whether work on a body of `size` bytes should leave the calling thread: the body is at least
+    /// ``decodingThreshold`` and the thread is one of `transport`'s loops.
+    static func shouldMove(size: Int, transport: any HTTPTransport) -> Bool {
+        guard size >= decodingThreshold, let loops = transport as? any LoopThreadTransport else { return false }
+        return loops.isOnLoopThread
     }
 
     /// Runs `work` on the cooperative pool (where task executor preferences exist; on the calling

@@ -40,11 +40,39 @@ public struct RedirectPolicy: Sendable, Hashable {
     /// Returns every 3xx response as it is.
     public static let never = RedirectPolicy(followsRedirects: false)
 
-    /// The request to send after `response`, or `nil` when `response` is final.
+    /// The request to send after `response`, or `nil` when `response` is final: the one place
+    /// these rules live, for a transport of your own to follow redirects exactly as
+    /// ``CurlTransport`` and ``URLSessionTransport`` do.
     ///
+    /// Turn the transport's own redirect following off, then loop:
+    ///
+    /// ```swift
+    /// var current = request
+    /// var redirects = 0
+    /// while true {
+    ///     var response = try await sendOnce(current)  // one exchange, no redirect followed
+    ///     guard let next = try policy.nextRequest(after: response, to: current, redirectsSoFar: redirects)
+    ///     else {
+    ///         response.redirectCount = redirects
+    ///         return response
+    ///     }
+    ///     current = next
+    ///     redirects += 1
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - response: The response `request` got; only a 301, 302, 303, 307 or 308 with a
+    ///     `Location` header leads anywhere.
+    ///   - request: The request that got `response` (the last hop's, secrets already removed by
+    ///     an earlier cross-origin hop stay removed).
+    ///   - redirectsSoFar: How many redirects this exchange followed before `response`.
+    /// - Returns: The next hop: its URL resolved against `request`'s, the method and body changed
+    ///   as the status says, secret headers removed when it leaves the origin.
     /// - Throws: ``APIError`` with ``TransportFailure/tooManyRedirects``,
-    ///   ``TransportFailure/insecureRedirect`` or ``TransportFailure/invalidRedirect``.
-    package func nextRequest(
+    ///   ``TransportFailure/insecureRedirect`` or ``TransportFailure/invalidRedirect``, carrying
+    ///   `request` and `response`.
+    public func nextRequest(
         after response: HTTPResponse,
         to request: HTTPRequest,
         redirectsSoFar: Int

@@ -52,11 +52,8 @@ final class CurlLoop: @unchecked Sendable {
     /// wake-up; whether it has shut down (then nothing more is accepted).
     private let inbox = Locked<(commands: [Command], isAsleep: Bool, isClosed: Bool)>(([], false, false))
     private var running: [OpaquePointer: (transfer: CurlTransfer, handle: Handle)] = [:]
-    /// Transfers waiting for a slot, oldest first from `waitingStart` on.
-    private var waiting: [CurlTransfer] = []
-    private var waitingStart = 0
-    /// When the waiting transfers' deadlines are next looked at.
-    private var nextWaitingSweep = ContinuousClock.now
+    /// Transfers waiting for a slot, in arrival order and by deadline.
+    private var waiting = DeadlineQueue<CurlTransfer>()
     private var pool: [Handle] = []
     private let limits: Limits
 
@@ -146,7 +143,7 @@ final class CurlLoop: @unchecked Sendable {
                 switch command {
                 case .start(let transfer): add(transfer)
                 case .run(let work): work()
-                case .cancel(let transfer): remove(transfer, finishingWith: .failure(CancellationError()))
+                case .cancel(let transfer): forget(transfer)
                 case .resume(let transfer): unpause(transfer)
                 case .shutdown:
                     tearDown()
@@ -170,23 +167,17 @@ final class CurlLoop: @unchecked Sendable {
     private func add(_ transfer: CurlTransfer) {
         guard !transfer.isFinished else { return }
         if running.count >= limits.transfers {
-            waiting.append(transfer)
+            transfer.waitingTicket = waiting.append(transfer, deadline: transfer.deadline)
             return
         }
         admit(transfer)
     }
 
-    /// Admits waiting transfers while there are free slots (skipping those that ended waiting).
-    /// The admitted ones leave the array when it empties, or at the next sweep (every 50 ms).
+    /// Admits waiting transfers while there are free slots.
     private func admitWaiting() {
-        while running.count < limits.transfers, waitingStart < waiting.count {
-            let transfer = waiting[waitingStart]
-            waitingStart += 1
+        while running.count < limits.transfers, let transfer = waiting.popFirst() {
+            transfer.waitingTicket = nil
             if !transfer.isFinished { admit(transfer) }
-        }
-        if waitingStart == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            waitingStart = 0
         }
     }
 
@@ -245,6 +236,17 @@ final class CurlLoop: @unchecked Sendable {
         ccurl_easy_pause(easy, Int32(CCURLPAUSE_CONT))
     }
 
+    /// Forgets a cancelled transfer: out of the waiting line, or off libcurl (its canceller
+    /// finished it already).
+    private func forget(_ transfer: CurlTransfer) {
+        if let ticket = transfer.waitingTicket {
+            transfer.waitingTicket = nil
+            waiting.remove(ticket)
+        } else {
+            remove(transfer, finishingWith: .failure(CancellationError()))
+        }
+    }
+
     /// Takes a running transfer off libcurl and finishes it (a no-op once it finished otherwise).
     private func remove(_ transfer: CurlTransfer, finishingWith result: Result<CurlTransfer.Delivery, any Error>) {
         guard let easy = transfer.easy, running[easy]?.transfer === transfer else { return }
@@ -299,10 +301,11 @@ final class CurlLoop: @unchecked Sendable {
     private func expireTransfers() -> Int32 {
         let now = ContinuousClock.now
         var earliest = Duration.seconds(1)
-        if waitingStart < waiting.count {
-            if now >= nextWaitingSweep { sweepWaiting(now: now) }
-            earliest = min(earliest, max(nextWaitingSweep - now, .milliseconds(1)))
+        for transfer in waiting.sweep(now: now) {
+            transfer.waitingTicket = nil
+            transfer.finish(.failure(transfer.deadlineFailure()))
         }
+        if let next = waiting.nextDeadline() { earliest = min(earliest, max(next - now, .milliseconds(1))) }
         guard !running.isEmpty else { return Self.milliseconds(earliest) }
         var expired: [(easy: OpaquePointer, isPastDeadline: Bool)] = []
         for (easy, entry) in running {
@@ -328,23 +331,6 @@ final class CurlLoop: @unchecked Sendable {
         return Self.milliseconds(earliest)
     }
 
-    /// Fails the waiting transfers whose deadline passed and forgets those that ended otherwise
-    /// (cancelled); looks again in 50 ms at the latest.
-    private func sweepWaiting(now: ContinuousClock.Instant) {
-        var kept: [CurlTransfer] = []
-        kept.reserveCapacity(waiting.count - waitingStart)
-        for transfer in waiting[waitingStart...] where !transfer.isFinished {
-            if now >= transfer.deadline {
-                transfer.finish(.failure(transfer.deadlineFailure()))
-            } else {
-                kept.append(transfer)
-            }
-        }
-        waiting = kept
-        waitingStart = 0
-        nextWaitingSweep = now + .milliseconds(50)
-    }
-
     /// A wait in whole milliseconds for `curl_multi_poll`, rounded up, at least one.
     private static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components
@@ -364,8 +350,7 @@ final class CurlLoop: @unchecked Sendable {
             default: break
             }
         }
-        for transfer in waiting[waitingStart...] { transfer.finish(.failure(CancellationError())) }
-        waiting.removeAll()
+        for transfer in waiting.removeAll() { transfer.finish(.failure(CancellationError())) }
         for (easy, entry) in running {
             ccurl_multi_remove_handle(multi, easy)
             entry.transfer.releaseResources()

@@ -49,6 +49,9 @@ final class CurlLoops: Sendable {
         return loops[index]
     }
 
+    /// Whether one of these loops' threads is calling.
+    var isCallingFromLoop: Bool { current() != nil }
+
     /// The loop whose thread is calling, if any.
     private func current() -> CurlLoop? {
         guard ccourier_current_loop() != nil else { return nil }

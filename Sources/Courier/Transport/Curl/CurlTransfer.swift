@@ -33,6 +33,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The loop running the transfer, for a consumer that asks to resume it (set when it pauses).
     weak var loop: CurlLoop?
+    /// Its place in the loop's line of transfers waiting for a slot, while it waits there.
+    var waitingTicket: DeadlineQueue<CurlTransfer>.Ticket?
     /// Whether the transfer is paused because the consumer has no room (then it is not idle).
     var isPaused = false
 

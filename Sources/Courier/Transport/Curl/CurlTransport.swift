@@ -203,3 +203,8 @@ public final class CurlTransport: HTTPStreamingTransport {
 extension CurlTransport: HTTPTimeoutDefaulting {
     package var defaultTimeout: Duration { configuration.timeout }
 }
+
+extension CurlTransport: LoopThreadTransport {
+    /// Whether the calling thread is one of this transport's event loops.
+    public var isOnLoopThread: Bool { loops?.isCallingFromLoop ?? false }
+}
