@@ -37,7 +37,7 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
     /// a redirect of its own) asks this first; sending it anyway fails with
     /// ``APIError/Kind/middleware``. Read it inside the chain, while the call runs.
     public var mayBeSentAgain: Bool {
-        !(CallContext.current.consumer?.forbidsReplay ?? false)
+        !(CallContext.current.consumer?.hasHandedOverHead ?? false)
     }
 
     /// Creates a request.

@@ -41,7 +41,7 @@ extension APIClient {
             }
             do {
                 let response = try await runChain(request, record: record, options: CallOptions(consumer: buffer))
-                guard buffer.forbidsReplay else {
+                guard buffer.hasHandedOverHead else {
                     let failed = buffer.errorResponse ?? response
                     throw APIError(
                         .unacceptableStatus(failed.status), message: "the server answered \(failed.status)",

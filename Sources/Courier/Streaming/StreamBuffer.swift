@@ -204,7 +204,7 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
 
     var mayPauseForLong: Bool { true }
 
-    var forbidsReplay: Bool { state.withLock { $0.hasHandedOverHead } }
+    var hasHandedOverHead: Bool { state.withLock { $0.hasHandedOverHead } }
 
     var streamedByteCount: Int64? { state.withLock { $0.delivered } }
 

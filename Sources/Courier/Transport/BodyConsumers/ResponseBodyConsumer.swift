@@ -61,9 +61,10 @@ package protocol ResponseBodyConsumer: Sendable {
     /// reading): the transport must not count that time as idle.
     var mayPauseForLong: Bool { get }
 
-    /// Whether the request may no longer be sent again (by a retry, a token refresh): once a
-    /// stream's head reached its caller, another attempt would splice two bodies together.
-    var forbidsReplay: Bool { get }
+    /// Whether the final head has reached the caller (a stream's head, handed over before its
+    /// body): from then on the request may not be sent again (by a retry, a token refresh), since
+    /// another attempt would splice two bodies together (``HTTPRequest/mayBeSentAgain``).
+    var hasHandedOverHead: Bool { get }
 
     /// How many body bytes the consumer took from the exchange so far (for the log line of a
     /// streamed response), or `nil` when it does not count.
@@ -99,7 +100,7 @@ extension ResponseBodyConsumer {
     package var mayPauseForLong: Bool { false }
 
     /// `false`.
-    package var forbidsReplay: Bool { false }
+    package var hasHandedOverHead: Bool { false }
 
     /// `nil`.
     package var streamedByteCount: Int64? { nil }

@@ -34,7 +34,7 @@ final class CurlLoop: @unchecked Sendable {
         case start(CurlTransfer)
         /// A job of the transport's task executor (a closure: the executor types exist only on
         /// newer Apple systems, where an enum case cannot name them).
-        case run(@Sendable () -> Void)
+        case job(@Sendable () -> Void)
         case cancel(CurlTransfer)
         case resume(CurlTransfer)
         case shutdown
@@ -70,7 +70,7 @@ final class CurlLoop: @unchecked Sendable {
         // thread name on Linux, which profilers and debuggers show.
         let thread = Thread { [self] in
             ccourier_name_thread(name)
-            run()
+            turnUntilShutdown()
         }
         thread.start()
     }
@@ -103,9 +103,9 @@ final class CurlLoop: @unchecked Sendable {
     /// transport's task executor, which spreads jobs over its loops); a loop that has shut down
     /// runs it on the calling thread, as nothing may be left unrun.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
-    func run(_ job: UnownedJob, on executor: UnownedTaskExecutor) {
+    func enqueue(_ job: UnownedJob, as executor: UnownedTaskExecutor) {
         let work: @Sendable () -> Void = { job.runSynchronously(on: executor) }
-        if !submit(.run(work)) { work() }
+        if !submit(.job(work)) { work() }
     }
 
     /// Ends the loop: running and waiting transfers are cancelled, handles freed, the thread exits.
@@ -130,7 +130,7 @@ final class CurlLoop: @unchecked Sendable {
 
     // MARK: The loop thread
 
-    private func run() {
+    private func turnUntilShutdown() {
         ccourier_set_current_loop(Unmanaged.passUnretained(self).toOpaque())
         var stillRunning: Int32 = 0
         while true {
@@ -142,7 +142,7 @@ final class CurlLoop: @unchecked Sendable {
             for command in commands {
                 switch command {
                 case .start(let transfer): add(transfer)
-                case .run(let work): work()
+                case .job(let work): work()
                 case .cancel(let transfer): forget(transfer)
                 case .resume(let transfer): unpause(transfer)
                 case .shutdown:
@@ -346,7 +346,7 @@ final class CurlLoop: @unchecked Sendable {
         for command in late {
             switch command {
             case .start(let transfer): transfer.finish(.failure(CancellationError()))
-            case .run(let work): work()
+            case .job(let work): work()
             default: break
             }
         }

@@ -68,6 +68,6 @@ final class CurlLoops: Sendable {
 extension CurlLoops: TaskExecutor {
     /// Runs the job on the calling loop's thread, or on the next loop in turn.
     func enqueue(_ job: consuming ExecutorJob) {
-        next().run(UnownedJob(job), on: asUnownedTaskExecutor())
+        next().enqueue(UnownedJob(job), as: asUnownedTaskExecutor())
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 #endif
 
 /// The libcurl options of a transfer: those every transfer of a transport shares, set once per
-/// pooled easy handle, and those that vary by request; and the C callbacks they install.
+/// pooled easy handle, and those that vary by request (the C callbacks they install: CurlCallbacks).
 extension CurlTransfer {
     // MARK: Set-up, on the loop thread
 
@@ -49,10 +49,10 @@ extension CurlTransfer {
             let pins = tls.pinnedPublicKeyHashes.map { "sha256//\($0)" }.joined(separator: ";")
             check(pins.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_PINNEDPUBLICKEY), $0) })
         }
-        check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_HEADERFUNCTION), curlHeaderCallback))
-        check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), curlWriteCallback))
-        check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_READFUNCTION), curlReadCallback))
-        check(ccurl_easy_setopt_seek_callback(easy, curlSeekCallback))
+        check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_HEADERFUNCTION), CurlCallbacks.header))
+        check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), CurlCallbacks.write))
+        check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_READFUNCTION), CurlCallbacks.read))
+        check(ccurl_easy_setopt_seek_callback(easy, CurlCallbacks.seek))
         return !failed
     }
 
@@ -156,37 +156,4 @@ extension CurlTransfer {
         guard !total.overflow, seconds >= 0 else { return seconds < 0 ? 1 : Int.max / 2 }
         return max(1, Int(total.partialValue) + Int((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
     }
-}
-
-// libcurl's callbacks: plain C functions that find the transfer through their context pointer,
-// which the loop keeps alive (in its table of running transfers) for as long as the handle runs.
-
-private let curlHeaderCallback: ccurl_data_callback = { buffer, size, count, context in
-    guard let context else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    let length = size * count
-    return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
-}
-
-private let curlWriteCallback: ccurl_data_callback = { buffer, size, count, context in
-    guard let context else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    let length = size * count
-    switch transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length)) {
-    case .taken: return length
-    case .stop: return 0
-    case .pause: return Int(CCURL_WRITEFUNC_PAUSE)
-    }
-}
-
-private let curlReadCallback: ccurl_data_callback = { buffer, size, count, context in
-    guard let context, let buffer else { return Int(CCURL_READFUNC_ABORT) }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    return transfer.readBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
-}
-
-private let curlSeekCallback: ccurl_seek_callback = { context, offset, origin in
-    guard let context, origin == SEEK_SET else { return Int32(CCURL_SEEKFUNC_FAIL) }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    return transfer.seekBody(to: offset) ? Int32(CCURL_SEEKFUNC_OK) : Int32(CCURL_SEEKFUNC_FAIL)
 }
