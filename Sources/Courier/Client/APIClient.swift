@@ -181,9 +181,12 @@ public struct APIClient: HTTPClient {
     func exchange(_ request: HTTPRequest, record: ExchangeRecord) async throws -> HTTPResponse {
         let transport = self.transport
         var next: @Sendable (HTTPRequest) async throws -> HTTPResponse = { request in
-            record.willSend(request)
+            // An exchange a middleware makes after its call has returned (a background refresh, in
+            // a detached task) is no part of that call: its record is not this one.
+            let record = ExchangeRecord.current === record ? record : nil
+            record?.willSend(request)
             let response = try await TransportCall.send(request, through: transport)
-            record.didReceive(response)
+            record?.didReceive(response)
             return response
         }
         for middleware in middlewares.reversed() {
