@@ -179,7 +179,9 @@ struct CacheStaleTests {
         await gate.waitForArrivals(1)
     }
 
-    @Test("a background revalidation is cancelled when the client holding the middleware is released (item 10)")
+    @Test(
+        "a background revalidation is cancelled when the client holding the middleware is released (item 10)",
+        .timeLimit(.minutes(1)))
     func cancelledWithClient() async throws {
         let gate = Gate()
         try await startRevalidationThenReleaseClient(gate: gate)
