@@ -28,6 +28,13 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether libcurl leaves the body as the server encoded it, for a consumer that decodes it at
     /// its own pace (a stream): libcurl would inflate a whole network read while paused.
     let leavesBodyEncoded: Bool
+    /// Whether libcurl decodes the body's `Content-Encoding`: `false` for the second try of a
+    /// response in a coding it does not know, delivered as it came.
+    let decodesContent: Bool
+    /// Whether libcurl refused the response's `Content-Encoding` before its body (a coding it does
+    /// not know): the transport may ask again with decoding off. Set on the loop thread before
+    /// the transfer's continuation resumes.
+    var refusedContentCoding = false
 
     // MARK: Loop thread only
 
@@ -101,8 +108,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// - Throws: ``APIError`` when the body file cannot be sent.
     init(
         request: HTTPRequest, bodyFile: BodyFile? = nil, budget: Duration, configuration: CurlTransport.Configuration,
-        consumer: (any ResponseBodyConsumer)?, uploadMeter: UploadMeter? = nil
+        consumer: (any ResponseBodyConsumer)?, uploadMeter: UploadMeter? = nil, decodesContent: Bool = true
     ) throws {
+        self.decodesContent = decodesContent
         // POST, PUT and PATCH always go in upload mode, with an empty body when they have none.
         if request.body != nil || [.post, .put, .patch].contains(request.method) {
             upload = try CurlUpload(request.body, file: bodyFile, request: request)
@@ -275,6 +283,7 @@ final class CurlTransfer: @unchecked Sendable {
         if let problem = rawHeadFramingProblem() {
             return .failure(APIError(.transport(.badResponse), message: problem, request: request))
         }
+        if Int(code) == CCURLE_BAD_CONTENT_ENCODING, !bodyStarted { refusedContentCoding = true }
         let detail = String(cString: errorBuffer)
         let text = detail.isEmpty ? CurlFailure.describe(code) : detail
         let failure = CurlFailure.classify(code, text: text)
