@@ -8,7 +8,8 @@ Every resource is named by the last path segment, so each test uses its own name
   GET  /lastmod/NAME    Last-Modified of the revision, Cache-Control: no-cache; a matching
                         If-Modified-Since gets a 304.
   GET  /swr/NAME        "vK" (K: requests so far), Cache-Control from ?cc= (max-age=1,
-                        stale-while-revalidate=60), ETag "vK"; always a new 200 (the content moves on).
+                        stale-while-revalidate=60), ETag "vK"; always a new 200 (the content moves on);
+                        ?age=N gives the first one an Age of N.
   POST /etag/NAME, /lastmod/NAME   a new revision; answers 204 (an unsafe method: caches forget).
   GET  /count/NAME      {"requests": R, "conditional": C} for that name.
   GET  /encoding/unknown   a body with Content-Encoding: x-courier-unknown, sent as is.
@@ -102,7 +103,9 @@ class CacheServer(BaseHTTPRequestHandler):
             conditional = self.headers.get("If-None-Match") is not None
             number = _count(name, conditional)
             control = query.get("cc", ["max-age=1, stale-while-revalidate=60"])[0]
-            return self._send(200, text + [("ETag", f'"v{number}"'), ("Cache-Control", control)],
+            # ?age=N: the first response arrives N seconds old (stale on arrival, no clock to move).
+            aged = [("Age", query["age"][0])] if number == 1 and "age" in query else []
+            return self._send(200, text + aged + [("ETag", f'"v{number}"'), ("Cache-Control", control)],
                               f"v{number}".encode())
         self._send(404, text, b"no such route")
 
