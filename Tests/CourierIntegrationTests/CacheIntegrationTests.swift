@@ -79,8 +79,9 @@ struct CacheIntegrationTests {
         let before = try await client.send(get)
         let cached = try await client.response(for: get)
         _ = try await client.send(
-            Request(method: .post, path: "etag/\(name)", query: ["cc": "max-age=600"], body: .text("x"),
-                    as: EmptyResponse.self))
+            Request(
+                method: .post, path: "etag/\(name)", query: ["cc": "max-age=600"], body: .text("x"),
+                as: EmptyResponse.self))
         let after = try await client.send(get)
 
         #expect(before == "rev 1" && cached.attempts == 0 && after == "rev 2")

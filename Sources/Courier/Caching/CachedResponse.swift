@@ -205,9 +205,11 @@ struct CachedResponse: Sendable, Codable, Equatable {
         else { return nil }
         status = metadata.status
         // Filtered again: bytes on disk are never trusted to have been written by this version.
-        headers = Self.storedFields(of: HTTPHeaders(metadata.headers.compactMap { pair in
-            pair.count == 2 ? HTTPHeaders.Field(name: HTTPHeaders.Name(pair[0]), value: pair[1]) : nil
-        }))
+        headers = Self.storedFields(
+            of: HTTPHeaders(
+                metadata.headers.compactMap { pair in
+                    pair.count == 2 ? HTTPHeaders.Field(name: HTTPHeaders.Name(pair[0]), value: pair[1]) : nil
+                }))
         url = metadata.url
         storedAt = metadata.storedAt
         correctedInitialAge = metadata.correctedInitialAge

@@ -14,7 +14,11 @@ struct CacheRequestControlTests {
     private func counting(_ headers: HTTPHeaders) -> StubTransport {
         let count = Locked(0)
         return StubTransport().on(.get, "*") { _ in
-            .text("v\(count.withLock { $0 += 1; return $0 })", headers: headers)
+            let n = count.withLock {
+                $0 += 1
+                return $0
+            }
+            return .text("v\(n)", headers: headers)
         }
     }
 
@@ -157,7 +161,10 @@ struct CacheRequestControlTests {
     func varyStar() async throws {
         let count = Locked(0)
         let transport = StubTransport().on(.get, "*") { _ in
-            let n = count.withLock { $0 += 1; return $0 }
+            let n = count.withLock {
+                $0 += 1
+                return $0
+            }
             return .text("v\(n)", headers: [.cacheControl: "max-age=60", "Vary": n == 2 ? "*" : "X-A"])
         }
         let (client, _) = cachingClient(transport, clock: clock)

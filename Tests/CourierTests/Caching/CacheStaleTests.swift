@@ -100,7 +100,10 @@ struct CacheStaleTests {
     private func transport(_ headers: HTTPHeaders, gate: Gate? = nil) -> StubTransport {
         let count = Locked(0)
         return StubTransport().on(.get, "*") { _ in
-            let n = count.withLock { $0 += 1; return $0 }
+            let n = count.withLock {
+                $0 += 1
+                return $0
+            }
             if n > 1, let gate { try await gate.pass() }
             return .text("v\(n)", headers: headers)
         }
@@ -207,7 +210,10 @@ struct CacheStaleTests {
     func staleIfError() async throws {
         let count = Locked(0)
         let transport = StubTransport().on(.get, "*") { _ in
-            switch count.withLock({ $0 += 1; return $0 }) {
+            switch count.withLock({
+                $0 += 1
+                return $0
+            }) {
             case 1: return .text("v1", headers: [.cacheControl: "max-age=10, stale-if-error=60"])
             case 2: return .status(.serviceUnavailable)
             case 3: return .failure(URLError(.cannotConnectToHost))

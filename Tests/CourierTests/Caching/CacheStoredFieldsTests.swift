@@ -109,11 +109,13 @@ struct CacheStoredFieldsTests {
                 freshnessLifetime: 60),
             forKey: key, request: request)
         // Plant what an older version, or anyone with the folder, could have written.
-        let file = try #require(try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).first)
+        let file = try #require(
+            try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).first)
         var text = try #require(String(data: try Data(contentsOf: file), encoding: .isoLatin1))
         text = text.replacingOccurrences(
             of: #"["Cache-Control","max-age=60"]"#,
-            with: #"["Cache-Control","max-age=60"],["Set-Cookie","s=SENTINEL"],["Connection","X-A"],["X-A","SENTINEL"]"#)
+            with: #"["Cache-Control","max-age=60"],["Set-Cookie","s=SENTINEL"],["Connection","X-A"],["X-A","SENTINEL"]"#
+        )
         var data = try #require(text.data(using: .isoLatin1))
         // Fix the lengths the planted text grew.
         let grown = data.count - (try Data(contentsOf: file)).count

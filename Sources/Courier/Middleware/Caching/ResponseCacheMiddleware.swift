@@ -120,7 +120,8 @@ public struct ResponseCacheMiddleware: Middleware {
         let credential = Self.credentialDigest(of: request)
         var targets = [request.url]
         for name in [HTTPHeaders.Name.location, "Content-Location"] {
-            guard let value = response.headers[name], let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
+            guard let value = response.headers[name],
+                let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
                 url.scheme == request.url.scheme, url.host == request.url.host, url.port == request.url.port
             else { continue }
             targets.append(url)

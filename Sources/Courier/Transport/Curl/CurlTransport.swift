@@ -190,7 +190,10 @@ public final class CurlTransport: HTTPStreamingTransport {
                 configuration: configuration, consumer: consumer, uploadMeter: current.body == nil ? nil : uploadMeter)
             do {
                 return try await Self.perform(transfer, on: loop)
-            } catch where transfer.refusedContentCoding && current.body == nil && current.method.isIdempotent {
+            } catch {
+                guard transfer.refusedContentCoding, current.body == nil, current.method.isIdempotent else {
+                    throw error
+                }
                 // A coding libcurl does not know (`Content-Encoding: x-unknown`): asked again with
                 // decoding off, the body is delivered as it came, its Content-Encoding intact, as
                 // browsers do. Only a request without a body that may be repeated is asked twice.
