@@ -129,6 +129,50 @@ struct CacheStaleTests {
         #expect(transport.requests.map { $0.headers[.ifNoneMatch] } == [nil, "\"e\"", "\"e\""])
     }
 
+    @Test("a background revalidation answered 503 keeps the stale response for the next hit")
+    func failedRevalidationKeepsEntry() async throws {
+        let transport = StubTransport().on(
+            .get, "*", .text("v1", headers: Self.swr), .status(.serviceUnavailable), .text("v3", headers: Self.swr))
+        let (client, middleware) = cachingClient(transport, clock: clock)
+        _ = try await client.send(.get("a", as: String.self))
+        clock.advance(15)
+        let first = try await client.response(for: .get("a", as: String.self))
+        await middleware.waitForBackgroundRevalidations()
+        let second = try await client.response(for: .get("a", as: String.self))
+        await middleware.waitForBackgroundRevalidations()
+        let third = try await client.response(for: .get("a", as: String.self))
+
+        #expect([first.value, second.value, third.value] == ["v1", "v1", "v3"])
+        #expect([first.attempts, second.attempts, third.attempts] == [Int](repeating: 0, count: 3))
+    }
+
+    /// Before returning the cache's answer, waits until the background revalidation it started has ended.
+    private struct AwaitsBackground: Middleware {
+        let cache: ResponseCacheMiddleware
+
+        func intercept(
+            _ request: HTTPRequest, next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+        ) async throws -> HTTPResponse {
+            let response = try await next(request)
+            await cache.waitForBackgroundRevalidations()
+            return response
+        }
+    }
+
+    @Test("a background revalidation's exchange does not count in the metrics of the call that started it")
+    func backgroundNotInCallerMetrics() async throws {
+        let transport = transport(Self.swr)
+        let middleware = ResponseCacheMiddleware(now: { [clock] in clock.date })
+        let client = APIClient(
+            baseURL: baseURL, transport: transport, middlewares: [AwaitsBackground(cache: middleware), middleware])
+        _ = try await client.send(.get("a", as: String.self))
+        clock.advance(15)
+        let stale = try await client.response(for: .get("a", as: String.self))
+
+        #expect(stale.value == "v1" && transport.requests.count == 2)
+        #expect(stale.attempts == 0 && stale.metrics.attempts == 0)
+    }
+
     @Test("a storm of stale hits on one URL starts one background revalidation (item 10)")
     func deduplicated() async throws {
         let gate = Gate()

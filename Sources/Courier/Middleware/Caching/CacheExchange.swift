@@ -167,10 +167,13 @@ struct CacheExchange: Sendable {
         return answer
     }
 
-    /// Stores `response` if it may be (§3), else forgets what the request would have selected.
+    /// Stores `response` if it may be (§3), else forgets what the request would have selected; a
+    /// `5xx` leaves the stored response alone (§4.3.3: a server error is no new representation,
+    /// and the stored one may still answer within `stale-if-error`).
     private func store(_ response: HTTPResponse, requestTime: Date, received: Date) {
         let control = CacheControl(response.headers)
         let status = response.status.code
+        guard !(500...599).contains(status) else { return }
         let age = CacheFreshness.correctedInitialAge(
             of: response.headers, requestTime: requestTime, responseTime: received)
         let lifetime = lifetime(of: response.headers, status: status, received: received, initialAge: age)
