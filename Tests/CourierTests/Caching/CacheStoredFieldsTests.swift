@@ -94,6 +94,24 @@ struct CacheStoredFieldsTests {
         #expect(revalidated.response.headers[.contentType]?.hasPrefix("text/plain") == true)
     }
 
+    @Test("a 304 whose ETag is not the stored one updates nothing: the request is sent again unconditionally")
+    func notModifiedForAnotherRepresentation() async throws {
+        let transport = StubTransport().on(.get, "*") { request in
+            switch request.headers[.ifNoneMatch] {
+            case "\"v1\"": .status(.notModified, headers: [.eTag: "\"v2\"", .cacheControl: "max-age=60"])
+            case nil where request.headers[.ifModifiedSince] == nil:
+                .text("fresh", headers: [.eTag: "\"v1\"", .cacheControl: "no-cache"])
+            default: .text("unexpected")
+            }
+        }
+        let (client, _) = cachingClient(transport, clock: clock)
+        _ = try await client.send(.get("a", as: String.self))
+        let second = try await client.response(for: .get("a", as: String.self))
+
+        #expect(transport.requests.map { $0.headers[.ifNoneMatch] } == [nil, "\"v1\"", nil])
+        #expect(second.value == "fresh" && second.response.headers[.cacheControl] == "no-cache")
+    }
+
     @Test("an entry on disk holding Set-Cookie or Connection-named fields is read back without them (defect 2)")
     func plantedOnDisk() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-planted-\(UUID())")

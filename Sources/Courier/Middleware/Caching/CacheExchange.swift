@@ -134,10 +134,25 @@ struct CacheExchange: Sendable {
             return staleFallback.response(for: request, at: received)
         }
         if response.status == .notModified, let stored {
+            guard Self.validates(stored, notModified: response) else {
+                // A 304 for another representation updates nothing (§4.3.4): ask again, unconditionally.
+                return try await fetch(validating: nil, staleFallback: staleFallback, requestTime: now())
+            }
             return refresh(stored, with: response, requestTime: requestTime, received: received)
         }
         store(response, requestTime: requestTime, received: received)
         return response
+    }
+
+    /// Whether a `304` is about `stored` (§4.3.4): its `ETag`, when it sends one, is the stored one
+    /// (compared weakly).
+    static func validates(_ stored: CachedResponse, notModified: HTTPResponse) -> Bool {
+        guard let sent = notModified.headers[.eTag], let kept = stored.eTag else { return true }
+        func opaque(_ tag: String) -> String {
+            let trimmed = tag.trimmingCharacters(in: .whitespaces)
+            return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
+        }
+        return opaque(sent) == opaque(kept)
     }
 
     /// A `304`'s update of `stored` (§4.3.4): its headers merged in, its age and lifetime taken
