@@ -173,6 +173,31 @@ struct CacheRequestControlTests {
         #expect(try await client.send(get()) == "v3")
     }
 
+    @Test("a successful POST forgets the same-origin URLs its Location and Content-Location name, not others (§4.4)")
+    func invalidatesLocation() async throws {
+        let seen = Locked<Set<String>>([])
+        let transport = StubTransport()
+            .on(.get, "*") { request in
+                let isFirst = seen.withLock { $0.insert(request.url.path).inserted }
+                return .text(isFirst ? "old" : "new", headers: [.cacheControl: "max-age=600"])
+            }
+            .on(
+                .post, "*",
+                .status(
+                    .created,
+                    headers: [
+                        .location: "/v1/notes/1", "Content-Location": "https://elsewhere.example/v1/notes/2",
+                    ]))
+        let (client, _) = cachingClient(transport, clock: clock)
+        _ = try await client.send(.get("notes/1", as: String.self))
+        _ = try await client.send(.get("notes/2", as: String.self))
+        _ = try await client.send(Request(method: .post, path: "notes", body: .text("x"), as: EmptyResponse.self))
+        let first = try await client.send(.get("notes/1", as: String.self))
+        let second = try await client.send(.get("notes/2", as: String.self))
+
+        #expect([first, second] == ["new", "old"])
+    }
+
     @Test("heuristic freshness: 10% of the time since Last-Modified, capped, off per route (item 9)")
     func heuristic() async throws {
         let headers: HTTPHeaders = ["Date": clock.httpDate(), .lastModified: clock.httpDate(-10 * 3600)]
