@@ -31,8 +31,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether libcurl decodes the body's `Content-Encoding`: `false` for the second try of a
     /// response in a coding it does not know, delivered as it came.
     let decodesContent: Bool
-    /// Whether libcurl refused the response's `Content-Encoding` before its body (a coding it does
-    /// not know): the transport may ask again with decoding off. Set on the loop thread before
+    /// Whether libcurl refused the response's `Content-Encoding` as a coding it does not know: the
+    /// transport may ask again with decoding off. Set on the loop thread before
     /// the transfer's continuation resumes.
     var refusedContentCoding = false
 
@@ -283,9 +283,14 @@ final class CurlTransfer: @unchecked Sendable {
         if let problem = rawHeadFramingProblem() {
             return .failure(APIError(.transport(.badResponse), message: problem, request: request))
         }
-        if Int(code) == CCURLE_BAD_CONTENT_ENCODING, !bodyStarted { refusedContentCoding = true }
         let detail = String(cString: errorBuffer)
         let text = detail.isEmpty ? CurlFailure.describe(code) : detail
+        // libcurl says "Unrecognized content encoding type" for a coding it does not know, and
+        // something else for a body its coding cannot decode (a "gzip" body that is not gzip),
+        // which stays a bad response.
+        if Int(code) == CCURLE_BAD_CONTENT_ENCODING, text.hasPrefix("Unrecognized content encoding") {
+            refusedContentCoding = true
+        }
         let failure = CurlFailure.classify(code, text: text)
         if failure == .timedOut, ContinuousClock.now >= deadline - .milliseconds(5) {
             return .failure(deadlineFailure())
