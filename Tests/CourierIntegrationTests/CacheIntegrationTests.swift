@@ -123,4 +123,18 @@ struct CacheIntegrationTests {
         #expect(response.value == Data([0, 1] + Array("not-any-known-coding".utf8) + [0xFF]))
         #expect(response.response.headers[.contentEncoding] == "x-courier-unknown")
     }
+
+    @Test("an unknown content coding answering a POST is not asked again: a bad response, one request")
+    func unknownContentEncodingPost() async throws {
+        let client = APIClient(baseURL: base, transport: TransportKind.curl.make())
+        let name = Self.unique("encoding")
+        let post = Request(method: .post, path: "encoding/\(name)", body: .text("x"), as: Data.self)
+
+        await #expect {
+            try await client.send(post)
+        } throws: { error in
+            (error as? APIError)?.kind == .transport(.badResponse)
+        }
+        #expect(try await counts(name, .curl).requests == 1)
+    }
 }

@@ -12,7 +12,7 @@ Every resource is named by the last path segment, so each test uses its own name
                         ?age=N gives the first one an Age of N.
   POST /etag/NAME, /lastmod/NAME   a new revision; answers 204 (an unsafe method: caches forget).
   GET  /count/NAME      {"requests": R, "conditional": C} for that name.
-  GET  /encoding/unknown   a body with Content-Encoding: x-courier-unknown, sent as is.
+  GET, POST /encoding/NAME   a body with Content-Encoding: x-courier-unknown, sent as is.
 Listens on 127.0.0.1 on a free port, prints "Listening at: http://127.0.0.1:PORT", and exits by
 itself after --lifetime seconds (default 1800), on SIGTERM, or when its parent ends."""
 import json
@@ -56,10 +56,19 @@ class CacheServer(BaseHTTPRequestHandler):
         if status != 304:
             self.wfile.write(body)
 
+    def _unknown_encoding(self):
+        """A body in a coding nobody knows; /count/NAME counts the requests for /encoding/NAME."""
+        _count(urlsplit(self.path).path.rsplit("/", 1)[-1], False)
+        body = b"\x00\x01not-any-known-coding\xff"
+        self._send(200, [("Content-Type", "application/octet-stream"),
+                         ("Content-Encoding", "x-courier-unknown")], body)
+
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
         if length:
             self.rfile.read(length)
+        if urlsplit(self.path).path.startswith("/encoding/"):
+            return self._unknown_encoding()
         name = urlsplit(self.path).path.rsplit("/", 1)[-1]
         with _lock:
             _revisions[name] = _revisions.get(name, 1) + 1
@@ -78,9 +87,7 @@ class CacheServer(BaseHTTPRequestHandler):
                 counts = dict(_counts.get(name, {"requests": 0, "conditional": 0}))
             return self._send(200, [("Content-Type", "application/json")], json.dumps(counts).encode())
         if kind == "encoding":
-            body = b"\x00\x01not-any-known-coding\xff"
-            return self._send(200, [("Content-Type", "application/octet-stream"),
-                                    ("Content-Encoding", "x-courier-unknown")], body)
+            return self._unknown_encoding()
         if kind == "etag":
             tag = f'"v{revision}"'
             conditional = self.headers.get("If-None-Match") is not None
