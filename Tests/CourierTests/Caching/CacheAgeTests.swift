@@ -152,6 +152,18 @@ struct CacheAgeTests {
         #expect(HTTPDate.format(expected) == "Sun, 06 Nov 1994 08:49:37 GMT")
     }
 
+    @Test("format then parse gives back the same second, for dates from year 1000 to 9999")
+    func formatRoundTrip() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<10_000 {
+            let seconds = Double(Int.random(in: -30_610_224_000...253_402_300_799, using: &generator))
+            let date = Date(timeIntervalSince1970: seconds)
+            let text = HTTPDate.format(date)
+            #expect(HTTPDate.parse(text) == date, "\(text)")
+            if HTTPDate.parse(text) != date { return }
+        }
+    }
+
     @Test("delta-seconds: digits only, too large is 2^31, negative or fractional is ignored")
     func deltaSeconds() {
         #expect(CacheControl([.cacheControl: "max-age=99999999999999"]).maxAge == 2_147_483_648)
