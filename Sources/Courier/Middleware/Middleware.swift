@@ -19,12 +19,12 @@
 ///
 /// `next` may be called after `intercept` has returned, from another task (a cache refreshing a
 /// stale response in the background does): the chain below stays valid for as long as the
-/// client's middlewares and transport live. Such an exchange is no part of the call that started
-/// it: it is not counted in that call's ``APIResponse/metrics``, and it sees none of that call's
-/// task-local values if it runs in a detached task, as it should (`Task.detached`); its
-/// request's ``HTTPRequest/timeout`` is the one the call had. The middleware that starts it owns
-/// it: bound how many run, and cancel them when the middleware is released, so none outlives the
-/// client (see ``ResponseCacheMiddleware``).
+/// client's middlewares and transport live. Call it from a detached task (`Task.detached`): such an
+/// exchange is no part of the call that started it, so it then sees none of that call's task-local
+/// values and is not counted in its ``APIResponse/metrics``; its request's ``HTTPRequest/timeout``
+/// is the one the call had. The middleware that starts it owns it: bound how many run, and cancel
+/// them when the middleware is released, so none outlives the client (see
+/// ``ResponseCacheMiddleware``).
 ///
 /// Errors thrown by `next` are already ``APIError``s (a transport failure stays a transport
 /// failure); any other error a middleware throws reaches the caller as
