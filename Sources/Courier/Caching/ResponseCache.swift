@@ -49,6 +49,8 @@ public final class ResponseCache: Sendable {
     /// The variants stored for each key (RFC 9111 §4.1), most recently stored first.
     private let memory: LRUCache<String, [CachedResponse]>
     private let disk: DiskStore?
+    /// Held while the variants of a key are read, changed and saved, so two changes never interleave.
+    private let updates = Locked(())
 
     /// The most variants (responses with different `Vary` values) kept for one URL.
     static let variantLimit = 8
@@ -110,25 +112,45 @@ public final class ResponseCache: Sendable {
 
     /// Stores `entry` for `request`, replacing the variants that `request` would have selected.
     func store(_ entry: CachedResponse, forKey key: String, request: HTTPRequest) {
-        let others = variants(forKey: key).filter { !$0.matchesVary(of: request) }
-        save([entry] + others.prefix(Self.variantLimit - 1), forKey: key)
+        updates.withLock { _ in
+            let others = variants(forKey: key).filter { !$0.matchesVary(of: request) }
+            save([entry] + others.prefix(Self.variantLimit - 1), forKey: key)
+        }
     }
 
     /// Removes the variants `request` would have selected, keeping the others.
     func removeEntry(forKey key: String, matching request: HTTPRequest) {
-        let all = variants(forKey: key)
-        let others = all.filter { !$0.matchesVary(of: request) }
-        if others.count != all.count { save(others, forKey: key) }
+        updates.withLock { _ in
+            let all = variants(forKey: key)
+            let others = all.filter { !$0.matchesVary(of: request) }
+            if others.count != all.count { save(others, forKey: key) }
+        }
+    }
+
+    /// Reads the variants stored under `key` now and saves what `change` makes of them, in one
+    /// step no other change interleaves with; `change` returns `nil` to leave them as they are.
+    func update<Result>(
+        forKey key: String, _ change: (_ variants: [CachedResponse]) -> (variants: [CachedResponse], result: Result)?
+    ) -> Result? {
+        updates.withLock { _ in
+            guard let (changed, result) = change(variants(forKey: key)) else { return nil }
+            save(Array(changed.prefix(Self.variantLimit)), forKey: key)
+            return result
+        }
     }
 
     /// Removes every variant stored under `key`.
     func removeEntry(forKey key: String) {
+        updates.withLock { _ in forget(key) }
+    }
+
+    private func forget(_ key: String) {
         memory.removeValue(forKey: key)
         disk?.removeData(forKey: key)
     }
 
     private func save(_ variants: [CachedResponse], forKey key: String) {
-        guard !variants.isEmpty else { return removeEntry(forKey: key) }
+        guard !variants.isEmpty else { return forget(key) }
         memory.setValue(variants, forKey: key, cost: Self.cost(of: variants))
         if let disk, let data = Self.encode(variants, key: key) { disk.setData(data, forKey: key) }
     }

@@ -148,38 +148,73 @@ struct CacheExchange: Sendable {
     /// (compared weakly).
     static func validates(_ stored: CachedResponse, notModified: HTTPResponse) -> Bool {
         guard let sent = notModified.headers[.eTag], let kept = stored.eTag else { return true }
-        func opaque(_ tag: String) -> String {
-            let trimmed = tag.trimmingCharacters(in: .whitespaces)
-            return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
-        }
         return opaque(sent) == opaque(kept)
     }
 
-    /// A `304`'s update of `stored` (§4.3.4): its headers merged in, its age and lifetime taken
-    /// anew. This exchange's answer keeps the 304's `Set-Cookie` (for a cookie jar placed before
-    /// the cache); the entry never does.
+    /// A `304`'s update (§4.3.4): its headers merged into the stored response its validator
+    /// selects among those stored *now* (not the copy read when the request was sent, which a newer
+    /// response may have replaced meanwhile), its age and lifetime taken anew. When none is
+    /// selected nothing is updated, and this exchange is answered from the copy it revalidated.
+    /// The answer keeps the 304's `Set-Cookie` (for a cookie jar placed before the cache); the
+    /// entry never does.
     private func refresh(
-        _ stored: CachedResponse, with notModified: HTTPResponse, requestTime: Date, received: Date
+        _ sent: CachedResponse, with notModified: HTTPResponse, requestTime: Date, received: Date
     ) -> HTTPResponse {
-        let headers = stored.revalidated(by: notModified)
-        var refreshed = stored
-        refreshed.replaceHeaders(with: headers)
-        refreshed.storedAt = received
-        refreshed.correctedInitialAge = CacheFreshness.correctedInitialAge(
+        let initialAge = CacheFreshness.correctedInitialAge(
             of: notModified.headers, requestTime: requestTime, responseTime: received)
-        refreshed.freshnessLifetime =
-            lifetime(of: headers, status: stored.status, received: received, initialAge: refreshed.correctedInitialAge)
-            ?? 0
-        if CacheControl(headers).noStore {
-            cache.removeEntry(forKey: key, matching: request)
-        } else {
-            cache.store(refreshed, forKey: key, request: request)
+        func updated(_ entry: CachedResponse) -> CachedResponse {
+            let headers = entry.revalidated(by: notModified)
+            var refreshed = entry
+            refreshed.replaceHeaders(with: headers)
+            refreshed.storedAt = received
+            refreshed.correctedInitialAge = initialAge
+            refreshed.freshnessLifetime =
+                lifetime(of: headers, status: entry.status, received: received, initialAge: initialAge) ?? 0
+            return refreshed
         }
-        var answer = refreshed.response(for: request, at: received)
+        let stored = cache.update(forKey: key) { variants -> ([CachedResponse], CachedResponse)? in
+            guard let index = Self.selectedIndex(in: variants, by: notModified, sent: sent, request: request) else {
+                return nil
+            }
+            let refreshed = updated(variants[index])
+            var others = variants
+            others.remove(at: index)
+            return CacheControl(refreshed.httpHeaders).noStore ? (others, refreshed) : ([refreshed] + others, refreshed)
+        }
+        var answer = (stored ?? updated(sent)).response(for: request, at: received)
         for field in notModified.headers where field.name == .setCookie {
             answer.headers.add(field.name, field.value)
         }
         return answer
+    }
+
+    /// Which of `variants` a `304` updates (§4.3.4), `nil` for none: the one with its strong
+    /// `ETag` (or its weak one, compared weakly); without an `ETag`, the one with its
+    /// `Last-Modified`; without either, the one with the validators the request sent (`sent`'s).
+    /// Among several, the one `request` selects, else the most recent.
+    static func selectedIndex(
+        in variants: [CachedResponse], by notModified: HTTPResponse, sent: CachedResponse, request: HTTPRequest
+    ) -> Int? {
+        let selects: (CachedResponse) -> Bool
+        if let tag = notModified.headers[.eTag]?.trimmingCharacters(in: .whitespaces) {
+            if tag.hasPrefix("W/") {
+                selects = { $0.eTag.map { opaque($0) == opaque(tag) } ?? false }
+            } else {
+                selects = { $0.eTag?.trimmingCharacters(in: .whitespaces) == tag }
+            }
+        } else if let lastModified = notModified.headers[.lastModified] {
+            selects = { $0.eTag == sent.eTag && $0.lastModified == lastModified }
+        } else {
+            selects = { $0.eTag == sent.eTag && $0.lastModified == sent.lastModified }
+        }
+        let selected = variants.indices.filter { selects(variants[$0]) }
+        return selected.first { variants[$0].matchesVary(of: request) } ?? selected.first
+    }
+
+    /// An entity tag without its weakness indicator, for the weak comparison (RFC 9110 §8.8.3.2).
+    private static func opaque(_ tag: String) -> String {
+        let trimmed = tag.trimmingCharacters(in: .whitespaces)
+        return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
     }
 
     /// Stores `response` if it may be (§3), else forgets what the request would have selected; a
