@@ -129,6 +129,34 @@ struct CacheStaleTests {
         #expect(transport.requests.map { $0.headers[.ifNoneMatch] } == [nil, "\"e\"", "\"e\""])
     }
 
+    @Test(
+        "only-if-cached within stale-while-revalidate never reaches the network, not even in the background",
+        arguments: [false, true])
+    func onlyIfCachedWithinWindow(usesMode: Bool) async throws {
+        let transport = transport(Self.swr)
+        let (client, middleware) = cachingClient(transport, clock: clock)
+        _ = try await client.send(.get("a", as: String.self))
+        clock.advance(15)
+        let request =
+            usesMode
+            ? Request.get("a", as: String.self).policies(cache: .onlyIfCached)
+            : Request.get("a", headers: [.cacheControl: "only-if-cached"], as: String.self)
+        var status: HTTPStatus?
+        do {
+            status = try await client.response(for: request).response.status
+        } catch let error as APIError {
+            status = error.response?.status
+        }
+        let allowed = try await client.send(
+            .get("a", headers: [.cacheControl: "only-if-cached, max-stale=10"], as: String.self))
+        await middleware.waitForBackgroundRevalidations()
+
+        // The mode serves what is stored, as Fetch does; the directive answers 504 (no max-stale).
+        #expect(status == (usesMode ? .ok : .gatewayTimeout))
+        #expect(allowed == "v1")
+        #expect(transport.requests.count == 1 && middleware.backgroundRevalidationCount == 0)
+    }
+
     @Test("a background revalidation answered 503 keeps the stale response for the next hit")
     func failedRevalidationKeepsEntry() async throws {
         let transport = StubTransport().on(

@@ -49,7 +49,8 @@ struct CacheExchange: Sendable {
             return try await fetch(validating: nil, staleFallback: nil, requestTime: requestTime)
         }
         if isUsable(stored, at: requestTime) { return stored.response(for: request, at: requestTime) }
-        if servesWhileRevalidating(stored, at: requestTime) {
+        // only-if-cached never reaches the network (§5.2.1.7), a background revalidation included.
+        if !onlyIfCached, servesWhileRevalidating(stored, at: requestTime) {
             let refresh = self
             let scope = ClientScope.current
             revalidations.start(key: key + "\n" + stored.varyValues.sorted { $0.key < $1.key }.description) {
