@@ -14,6 +14,10 @@ struct CacheControl: Equatable {
     var proxyRevalidate = false
     var onlyIfCached = false
     var maxAge: Int?
+    /// Whether the first `max-age` has no valid delta-seconds (`max-age=-1`, `max-age=abc`, a bare
+    /// `max-age`): a response with one is stale (§4.2.1 encourages it), not left to `Expires` or
+    /// the heuristic.
+    var hasInvalidMaxAge = false
     var sharedMaxAge: Int?
     /// A request's `max-stale`: `Int.max` when it has no value (any staleness).
     var maxStale: Int?
@@ -45,7 +49,9 @@ struct CacheControl: Equatable {
         case "must-revalidate": mustRevalidate = true
         case "proxy-revalidate": proxyRevalidate = true
         case "only-if-cached": onlyIfCached = true
-        case "max-age": maxAge = seconds
+        case "max-age":
+            maxAge = seconds
+            hasInvalidMaxAge = seconds == nil
         case "s-maxage": sharedMaxAge = seconds
         case "max-stale": maxStale = argument == nil ? Int.max : seconds
         case "min-fresh": minFresh = seconds

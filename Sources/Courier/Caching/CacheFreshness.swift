@@ -37,13 +37,15 @@ enum CacheFreshness {
 
     /// The freshness lifetime (§4.2.1): `s-maxage` for a shared cache, then `max-age`, then
     /// `Expires` − `Date`; else a heuristic lifetime (§4.2.2) when `heuristic` is given and the
-    /// status allows it; `nil` when none applies. An `Expires` that is not an HTTP date gives 0.
+    /// status allows it; `nil` when none applies. An `Expires` that is not an HTTP date, or a `max-age` that is not
+    /// a delta-seconds, gives 0.
     static func lifetime(
         of headers: HTTPHeaders, status: Int, isShared: Bool, responseTime: Date, heuristic: Heuristic?
     ) -> TimeInterval? {
         let control = CacheControl(headers)
         if isShared, let sharedMaxAge = control.sharedMaxAge { return TimeInterval(sharedMaxAge) }
         if let maxAge = control.maxAge { return TimeInterval(maxAge) }
+        if control.hasInvalidMaxAge { return 0 }
         let date = dateValue(of: headers, now: responseTime) ?? responseTime
         if let expires = headers.values(for: "Expires").first {
             guard let expiry = HTTPDate.parse(expires, now: responseTime) else { return 0 }
