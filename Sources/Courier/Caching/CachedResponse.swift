@@ -48,6 +48,16 @@ struct CachedResponse: Sendable, Codable, Equatable {
         }
     }
 
+    /// Takes the `Vary` values anew from `request` when the stored `Vary` names other headers than
+    /// the ones they were taken for: a `304` that changes `Vary` (§4.3.4) makes the entry the
+    /// variant of the request that revalidated it, not of whoever stored it first.
+    mutating func renominate(from request: HTTPRequest) {
+        let names = Self.varyNames(of: httpHeaders)
+        guard Set(names) != Set(varyValues.keys) else { return }
+        varyValues = [:]
+        for name in names { varyValues[name] = Self.varyDigest(of: request, name: name) }
+    }
+
     /// The digest of what `request` nominates for `name`: field lines combined, list members
     /// trimmed of whitespace, lowercased for the fields whose values ignore case; an absent field
     /// differs from an empty one.

@@ -61,6 +61,32 @@ struct CacheNotModifiedTests {
         #expect(after.value == "v3-new" && after.attempts == 0)
     }
 
+    @Test("a 304 that adds Vary makes the entry the revalidating request's variant, not everyone's")
+    func notModifiedNewVary() async throws {
+        let count = Locked(0)
+        let transport = StubTransport().on(.get, "*") { request in
+            let n = count.withLock {
+                $0 += 1
+                return $0
+            }
+            if request.headers[.ifNoneMatch] != nil {
+                return .status(.notModified, headers: [.eTag: "\"e\"", .cacheControl: "max-age=60", "Vary": "X-User"])
+            }
+            let user = request.headers["X-User"] ?? "-"
+            return .text("v\(n) user=\(user)", headers: [.cacheControl: "max-age=10", .eTag: "\"e\""])
+        }
+        let (client, _) = cachingClient(transport, clock: clock)
+        _ = try await client.send(.get("a", headers: ["X-User": "alice"], as: String.self))
+        clock.advance(15)
+        let alice = try await client.send(.get("a", headers: ["X-User": "alice"], as: String.self))
+        let aliceAgain = try await client.response(for: .get("a", headers: ["X-User": "alice"], as: String.self))
+        let bob = try await client.response(for: .get("a", headers: ["X-User": "bob"], as: String.self))
+
+        #expect(alice == "v1 user=alice")
+        #expect(bob.value == "v3 user=bob" && bob.attempts == 1)
+        #expect(aliceAgain.value == "v1 user=alice" && aliceAgain.attempts == 0)
+    }
+
     @Test("a 304 without validators updates the response whose validators the request sent")
     func validatorlessNotModified() async throws {
         let transport = StubTransport().on(

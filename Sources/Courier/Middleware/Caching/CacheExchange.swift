@@ -167,6 +167,7 @@ struct CacheExchange: Sendable {
             let headers = entry.revalidated(by: notModified)
             var refreshed = entry
             refreshed.replaceHeaders(with: headers)
+            refreshed.renominate(from: request)
             refreshed.storedAt = received
             refreshed.correctedInitialAge = initialAge
             refreshed.freshnessLifetime =
@@ -180,7 +181,10 @@ struct CacheExchange: Sendable {
             let refreshed = updated(variants[index])
             var others = variants
             others.remove(at: index)
-            return CacheControl(refreshed.httpHeaders).noStore ? (others, refreshed) : ([refreshed] + others, refreshed)
+            let forgets =
+                CacheControl(refreshed.httpHeaders).noStore
+                || CachedResponse.varyNames(of: refreshed.httpHeaders).contains("*")
+            return forgets ? (others, refreshed) : ([refreshed] + others, refreshed)
         }
         var answer = (stored ?? updated(sent)).response(for: request, at: received)
         for field in notModified.headers where field.name == .setCookie {
