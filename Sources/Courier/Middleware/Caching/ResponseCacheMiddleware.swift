@@ -42,8 +42,9 @@ public struct ResponseCacheMiddleware: Middleware {
     let revalidations: BackgroundRevalidations
 
     /// The statuses stored with an explicit or heuristic lifetime, or validators (206 is left out:
-    /// the cache does not combine ranges).
-    static let storableStatuses = CacheFreshness.heuristicallyCacheable.subtracting([206])
+    /// the cache does not combine ranges; 501 too: no `5xx` is stored, so that a server error never
+    /// replaces a response `stale-if-error` may answer with).
+    static let storableStatuses = CacheFreshness.heuristicallyCacheable.subtracting([206, 501])
     /// Statuses stored only with an explicit lifetime.
     static let explicitOnlyStatuses: Set<Int> = [302, 307]
     /// The statuses `stale-if-error` answers for.
