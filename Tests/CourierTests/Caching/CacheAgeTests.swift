@@ -140,7 +140,20 @@ struct CacheAgeTests {
         ])
     func invalidExpires(value: String) async throws {
         #expect(HTTPDate.parse(value) == nil, "\(value) was read as a date")
-        #expect(try await requestsForTwoCalls(["Expires": value, .eTag: "\"1\""]) == 2)
+        // With a Last-Modified 100 days old, an Expires ignored rather than expired would leave
+        // the response heuristically fresh (a day), and the second call would be a hit.
+        let lastModified = clock.httpDate(-100 * 86_400)
+        #expect(try await requestsForTwoCalls(["Expires": value, .eTag: "\"1\"", .lastModified: lastModified]) == 2)
+    }
+
+    @Test(
+        "an invalid max-age makes the response stale: no heuristic, no Expires (RFC 9111 §4.2.1)",
+        arguments: ["max-age=-1", "max-age=abc", "max-age", "max-age=1.5", "max-age=", "max-age=-1, max-age=600"])
+    func invalidMaxAge(control: String) async throws {
+        let lastModified = clock.httpDate(-100 * 86_400)
+        #expect(try await requestsForTwoCalls([.cacheControl: control, .lastModified: lastModified]) == 2)
+        #expect(try await requestsForTwoCalls([.cacheControl: control, "Expires": clock.httpDate(3600)]) == 2)
+        #expect(try await requestsForTwoCalls([.cacheControl: control + ", stale-while-revalidate=0"]) == 2)
     }
 
     @Test("the three HTTP date forms are read, asctime with a space-padded day")

@@ -188,14 +188,21 @@ struct CacheRequestControlTests {
                     headers: [
                         .location: "/v1/notes/1", "Content-Location": "https://elsewhere.example/v1/notes/2",
                     ]))
-        let (client, _) = cachingClient(transport, clock: clock)
+        // Another origin's client sharing the cache, so a cross-origin URL has an entry to lose.
+        let cache = ResponseCache()
+        let elsewhere = StubTransport().on(.get, "*", .text("other", headers: [.cacheControl: "max-age=600"]))
+        let otherClient = APIClient(
+            baseURL: URL(string: "https://elsewhere.example/v1/")!, transport: elsewhere,
+            middlewares: [ResponseCacheMiddleware(cache: cache, now: { [clock] in clock.date })])
+        let (client, _) = cachingClient(transport, clock: clock, cache: cache)
         _ = try await client.send(.get("notes/1", as: String.self))
-        _ = try await client.send(.get("notes/2", as: String.self))
+        _ = try await otherClient.send(.get("notes/2", as: String.self))
         _ = try await client.send(Request(method: .post, path: "notes", body: .text("x"), as: EmptyResponse.self))
         let first = try await client.send(.get("notes/1", as: String.self))
-        let second = try await client.send(.get("notes/2", as: String.self))
+        let other = try await otherClient.response(for: .get("notes/2", as: String.self))
 
-        #expect([first, second] == ["new", "old"])
+        #expect(first == "new")
+        #expect(other.value == "other" && other.attempts == 0 && elsewhere.requests.count == 1)
     }
 
     @Test("heuristic freshness: 10% of the time since Last-Modified, capped, off per route (item 9)")
@@ -227,7 +234,10 @@ struct CacheRequestControlTests {
 
     @Test("heuristic freshness applies to heuristically cacheable statuses only (item 9)")
     func heuristicStatuses() async throws {
-        for (code, expected) in [(HTTPStatus.notFound, 1), (HTTPStatus(code: 302), 2), (HTTPStatus(code: 500), 2)] {
+        // 404 and 410 are heuristically cacheable; 302 and 307 are stored only with an explicit
+        // lifetime; no 5xx is stored, 501 included.
+        let cases = [(404, 1), (410, 1), (302, 2), (307, 2), (501, 2)].map { (HTTPStatus(code: $0), $1) }
+        for (code, expected) in cases {
             let transport = StubTransport().on(
                 .get, "*",
                 .status(code, headers: ["Date": clock.httpDate(), .lastModified: clock.httpDate(-86_400)]))
