@@ -374,6 +374,13 @@ let loader = try ImageLoader(client: APIClient(baseURL: settings.base, transport
 let posterURL = URL(string: "https://image.tmdb.org/t/p/w500/poster.png")!
 _ = try await loader.image(for: posterURL)
 let coalesceCounter = Locked(0)
+/// CurlTransport behind a response cache: every call a fresh hit (a route's time to live), or every
+/// call revalidated (`.noCache`: a conditional GET answered 304 by nginx, the stored body reused).
+let freshCache = APIClient(
+    baseURL: settings.base, transport: curlTransport,
+    middlewares: [ResponseCacheMiddleware(policy: .timeToLive(.seconds(3600)))])
+let revalidatingCache = APIClient(
+    baseURL: settings.base, transport: curlTransport, middlewares: [ResponseCacheMiddleware(policy: .noCache)])
 
 /// The network implementations of a scenario: raw URLSession first (the baseline), Courier over
 /// each transport, and the C ceiling when it was built.
@@ -427,6 +434,16 @@ let plainScenarios: [Scenario] = [
         implementations: network(
             "1mb.bin", raw: { _ = try await $0(bigURL) },
             courier: { _ = try await $0.send(.get("1mb.bin", as: Data.self)) })),
+    Scenario(
+        name: "response cache, small JSON, sequential", count: 2_000 / scale, concurrency: 1,
+        implementations: [
+            .requests(
+                "network round trip (CurlTransport, no cache)",
+                { _ = try await courierCurl.send(.get("small.json", as: Data.self)) }),
+            .requests("fresh hit", { _ = try await freshCache.send(.get("small.json", as: Data.self)) }),
+            .requests(
+                "revalidated hit (304)", { _ = try await revalidatingCache.send(.get("small.json", as: Data.self)) }),
+        ]),
     Scenario(
         name: "pipeline alone (fixed transport)", count: 50_000 / scale, concurrency: 1,
         implementations: [

@@ -16,7 +16,9 @@ import Testing
     .enabled(if: LocalServers.faults != nil, "start the tests with scripts/test"), .timeLimit(.minutes(2))
 )
 struct ScriptServerLifetimeTests {
-    static let scripts = ["proxy.py", "tls.py", "sink.py", "files.py", "faults.py", "mediaapi.py", "wire.py"]
+    static let scripts = [
+        "proxy.py", "tls.py", "sink.py", "files.py", "faults.py", "mediaapi.py", "wire.py", "cache.py",
+    ]
 
     /// A self-signed certificate and its key for tls.py, made once.
     private static let certificate: Result<(certificate: String, key: String), any Error> = Result {

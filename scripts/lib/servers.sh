@@ -75,6 +75,7 @@ start_test_servers() {
     COURIER_FILES_URL=$(start_server files python3 scripts/servers/files.py --lifetime 1800 --static "$workdir/static")
     COURIER_FAULTS_URL=$(start_server faults python3 scripts/servers/faults.py --lifetime 1800)
     COURIER_MEDIA_URL=$(start_server media python3 scripts/servers/mediaapi.py --lifetime 1800)
-    export COURIER_HTTPBIN_URL COURIER_SINK_URL COURIER_FILES_URL COURIER_FAULTS_URL COURIER_MEDIA_URL
-    echo "httpbin at $COURIER_HTTPBIN_URL, upload sink at $COURIER_SINK_URL, files at $COURIER_FILES_URL, faults at $COURIER_FAULTS_URL, fake iTunes and TMDB at $COURIER_MEDIA_URL"
+    COURIER_CACHE_URL=$(start_server cache python3 scripts/servers/cache.py --lifetime 1800)
+    export COURIER_HTTPBIN_URL COURIER_SINK_URL COURIER_FILES_URL COURIER_FAULTS_URL COURIER_MEDIA_URL COURIER_CACHE_URL
+    echo "httpbin at $COURIER_HTTPBIN_URL, upload sink at $COURIER_SINK_URL, files at $COURIER_FILES_URL, faults at $COURIER_FAULTS_URL, fake iTunes and TMDB at $COURIER_MEDIA_URL, HTTP cache routes at $COURIER_CACHE_URL"
 }

@@ -1,25 +1,35 @@
 import Foundation
 
-/// A stored response and what the cache knows about it: when it was stored, until when it is fresh,
-/// its validators, and the request header values it varies on.
+/// A stored response and what the cache knows about it: when it was received, how old it was
+/// then and how long it stays fresh (RFC 9111 §4.2), its validators, and the request header values
+/// it varies on.
 struct CachedResponse: Sendable, Codable, Equatable {
     var status: Int
-    /// The response's header fields but `Set-Cookie`, the answer to one exchange that a cache never
-    /// replays: set only through `storedFields(of:)`, which leaves it out (by the initialiser and
-    /// `replaceHeaders(with:)`), or read back from disk as it was written.
+    /// The response's header fields that a cache may keep: never `Set-Cookie` (the answer to one
+    /// exchange), hop-by-hop fields, fields the `Connection` field names, or `Age` (recomputed on
+    /// every hit). Set only through `storedFields(of:)`, by the initialisers (from disk too) and
+    /// `replaceHeaders(with:)`.
     private(set) var headers: [[String]]
     var body: Data
     /// The response's URL when it differs from the request's (after redirects), with its secret
     /// query values redacted; `nil` when it is the request's own URL, which the request supplies
     /// again when the entry is served (so no credential in a URL is ever stored).
     var url: URL?
+    /// When the response was received (`response_time`, §4.2.3).
     var storedAt: Date
-    var freshUntil: Date
+    /// Its age when it was received (`corrected_initial_age`, §4.2.3).
+    var correctedInitialAge: TimeInterval
+    /// How long it is fresh, counted from its origin (§4.2.1), or a route's time to live.
+    var freshnessLifetime: TimeInterval
     /// A digest of the values the request had for each header the response's `Vary` names
-    /// (lowercased): a `Cookie` or `Authorization` it varies on is never stored in clear.
+    /// (lowercased), normalised (§4.1): a `Cookie` or `Authorization` it varies on is never
+    /// stored in clear.
     var varyValues: [String: String]
 
-    init(response: HTTPResponse, request: HTTPRequest, storedAt: Date, freshUntil: Date) {
+    init(
+        response: HTTPResponse, request: HTTPRequest, storedAt: Date, correctedInitialAge: TimeInterval,
+        freshnessLifetime: TimeInterval
+    ) {
         status = response.status.code
         headers = Self.storedFields(of: response.headers)
         body = response.body
@@ -30,16 +40,40 @@ struct CachedResponse: Sendable, Codable, Equatable {
             url = nil
         }
         self.storedAt = storedAt
-        self.freshUntil = freshUntil
+        self.correctedInitialAge = correctedInitialAge
+        self.freshnessLifetime = freshnessLifetime
         varyValues = [:]
         for name in Self.varyNames(of: response.headers) {
             varyValues[name] = Self.varyDigest(of: request, name: name)
         }
     }
 
-    private static func varyDigest(of request: HTTPRequest, name: String) -> String {
-        SHA256.hexDigest(request.headers.values(for: HTTPHeaders.Name(name)).joined(separator: ", "))
+    /// Takes the `Vary` values anew from `request` when the stored `Vary` names other headers than
+    /// the ones they were taken for: a `304` that changes `Vary` (§4.3.4) makes the entry the
+    /// variant of the request that revalidated it, not of whoever stored it first.
+    mutating func renominate(from request: HTTPRequest) {
+        let names = Self.varyNames(of: httpHeaders)
+        guard Set(names) != Set(varyValues.keys) else { return }
+        varyValues = [:]
+        for name in names { varyValues[name] = Self.varyDigest(of: request, name: name) }
     }
+
+    /// The digest of what `request` nominates for `name`: field lines combined, list members
+    /// trimmed of whitespace, lowercased for the fields whose values ignore case; an absent field
+    /// differs from an empty one.
+    private static func varyDigest(of request: HTTPRequest, name: String) -> String {
+        let lines = request.headers.values(for: HTTPHeaders.Name(name))
+        guard !lines.isEmpty else { return "absent" }
+        var members = lines.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        if caseInsensitiveValues.contains(name) { members = members.map { $0.lowercased() } }
+        return SHA256.hexDigest(members.joined(separator: ","))
+    }
+
+    /// Request fields whose values are case-insensitive tokens (RFC 9110 §12.5).
+    private static let caseInsensitiveValues: Set<String> = [
+        "accept", "accept-charset", "accept-encoding", "accept-language",
+    ]
 
     /// What the entry costs in memory: the body, the head and the URL.
     var cost: Int {
@@ -62,54 +96,87 @@ struct CachedResponse: Sendable, Codable, Equatable {
             })
     }
 
-    /// The response as the cache hands it out to `request`.
-    func response(for request: HTTPRequest) -> HTTPResponse {
-        HTTPResponse(status: HTTPStatus(code: status), headers: httpHeaders, body: body, url: url ?? request.url)
+    /// The response as the cache hands it out to `request` at `now`, with its `Age` (§5.1).
+    func response(for request: HTTPRequest, at now: Date) -> HTTPResponse {
+        var headers = httpHeaders
+        headers.set("Age", String(Int(min(currentAge(at: now), Double(CacheControl.deltaSecondsLimit)))))
+        return HTTPResponse(status: HTTPStatus(code: status), headers: headers, body: body, url: url ?? request.url)
     }
 
     var eTag: String? { httpHeaders[.eTag] }
     var lastModified: String? { httpHeaders[.lastModified] }
 
-    func isFresh(at now: Date) -> Bool { now < freshUntil }
+    /// Its age at `now` (`current_age`, §4.2.3): its age when received plus the time since.
+    func currentAge(at now: Date) -> TimeInterval {
+        correctedInitialAge + max(0, now.timeIntervalSince(storedAt))
+    }
+
+    /// How long it has been stale at `now`: negative while it is fresh.
+    func staleness(at now: Date) -> TimeInterval { currentAge(at: now) - freshnessLifetime }
+
+    func isFresh(at now: Date) -> Bool { freshnessLifetime > currentAge(at: now) }
 
     /// Whether `request` asks for the same values of the headers this response varies on.
     func matchesVary(of request: HTTPRequest) -> Bool {
         varyValues.allSatisfy { name, digest in Self.varyDigest(of: request, name: name) == digest }
     }
 
-    /// The fields of `headers` an entry keeps: all but `Set-Cookie`, in any spelling.
-    private static func storedFields(of headers: HTTPHeaders) -> [[String]] {
-        headers.filter { $0.name != .setCookie }.map { [$0.name.rawName, $0.value] }
+    /// Fields a cache never keeps: hop-by-hop ones (RFC 9110 §7.6.1), `Proxy-Authentication-Info`
+    /// (RFC 9111 §3.1), `Set-Cookie` (one exchange's answer) and `Age` (recomputed on each hit).
+    private static let neverStored: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade", "trailer",
+        "proxy-authenticate", "proxy-authorization", "proxy-authentication-info", "set-cookie", "set-cookie2",
+        "age",
+    ]
+
+    /// The names of `headers` a cache must not keep: `neverStored`, and every name the
+    /// `Connection` fields list (RFC 9111 §3.1).
+    static func excludedNames(of headers: HTTPHeaders) -> Set<String> {
+        neverStored.union(
+            headers.values(for: "Connection").flatMap { $0.split(separator: ",") }
+                .map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
     }
 
-    /// Replaces the stored header fields with `headers`, but their `Set-Cookie`.
+    /// The fields of `headers` an entry keeps.
+    private static func storedFields(of headers: HTTPHeaders) -> [[String]] {
+        let excluded = excludedNames(of: headers)
+        return headers.filter { !excluded.contains($0.name.canonicalName) }.map { [$0.name.rawName, $0.value] }
+    }
+
+    /// Replaces the stored header fields with `headers`, but those a cache never keeps.
     mutating func replaceHeaders(with headers: HTTPHeaders) {
         self.headers = Self.storedFields(of: headers)
     }
 
-    /// The stored headers updated by a `304 Not Modified`'s, for the stored body; a `Set-Cookie`
-    /// of the 304 is among them (it answers this exchange) but `replaceHeaders(with:)` keeps
-    /// it out of the entry.
+    /// The stored headers updated by a `304 Not Modified`'s (§3.2, §4.3.4): each field the 304
+    /// sends replaces the stored fields of its name, but the ones the stored body depends on
+    /// (`Content-Length`, `Content-Encoding`, `Content-Type`, `Content-Range`) and the ones a cache
+    /// never keeps (the 304's own `Connection` list included). A `Set-Cookie` of the 304 is left
+    /// out too: the caller adds it to this exchange's answer only.
     func revalidated(by notModified: HTTPResponse) -> HTTPHeaders {
         var merged = httpHeaders
-        let keep: Set<HTTPHeaders.Name> = [.contentLength, .contentEncoding, .contentType]
-        for field in notModified.headers where !keep.contains(field.name) {
-            merged.set(field.name, field.value)
+        let keep: Set<HTTPHeaders.Name> = [.contentLength, .contentEncoding, .contentType, "Content-Range"]
+        let excluded = Self.excludedNames(of: notModified.headers)
+        let updates = notModified.headers.filter {
+            !keep.contains($0.name) && !excluded.contains($0.name.canonicalName)
         }
+        for name in Set(updates.map(\.name)) { merged.remove(name) }
+        for field in updates { merged.add(field.name, field.value) }
         return merged
     }
 
     // MARK: On disk: a magic word, the metadata's length, the metadata as JSON, then the body.
     // The key (URL and credential digest) is kept only as a digest: nothing at rest names a secret.
 
-    private static let magic = Data("CRC2".utf8)
+    private static let magic = Data("CRC3".utf8)
 
     private struct Metadata: Codable {
         var status: Int
         var headers: [[String]]
         var url: URL?
         var storedAt: Date
-        var freshUntil: Date
+        var correctedInitialAge: TimeInterval
+        var freshnessLifetime: TimeInterval
         var varyValues: [String: String]
         var keyDigest: String
         var bodyLength: Int
@@ -123,7 +190,8 @@ struct CachedResponse: Sendable, Codable, Equatable {
     /// The entry as bytes for the disk store; the key is kept inside to detect hash collisions.
     func encoded(key: String) -> Data? {
         let metadata = Metadata(
-            status: status, headers: headers, url: url, storedAt: storedAt, freshUntil: freshUntil,
+            status: status, headers: headers, url: url, storedAt: storedAt, correctedInitialAge: correctedInitialAge,
+            freshnessLifetime: freshnessLifetime,
             varyValues: varyValues, keyDigest: Self.keyDigest(key), bodyLength: body.count
         )
         guard let json = try? JSONEncoder().encode(metadata) else { return nil }
@@ -146,10 +214,16 @@ struct CachedResponse: Sendable, Codable, Equatable {
             metadata.bodyLength == data.count - 8 - length
         else { return nil }
         status = metadata.status
-        headers = metadata.headers
+        // Filtered again: bytes on disk are never trusted to have been written by this version.
+        headers = Self.storedFields(
+            of: HTTPHeaders(
+                metadata.headers.compactMap { pair in
+                    pair.count == 2 ? HTTPHeaders.Field(name: HTTPHeaders.Name(pair[0]), value: pair[1]) : nil
+                }))
         url = metadata.url
         storedAt = metadata.storedAt
-        freshUntil = metadata.freshUntil
+        correctedInitialAge = metadata.correctedInitialAge
+        freshnessLifetime = metadata.freshnessLifetime
         varyValues = metadata.varyValues
         body = Data(data[(start + length)...])
     }

@@ -33,10 +33,14 @@
 ///   once a stream's head reached its caller it is not, and calling `next` again fails with
 ///   ``APIError/Kind/middleware``. A streamed response has an empty ``HTTPResponse/body`` and its
 ///   size in ``HTTPResponse/streamedBodyBytes``.
-/// - **`next` after `intercept` returns.** `next` may be called later, from a task the middleware
-///   starts (a stale-while-revalidate refresh): the call is over by then, so that exchange counts
-///   in none of its metrics and streams nowhere; it runs with the same later middlewares and
-///   transport, and its cancellation is the middleware's business (cancel the task when done).
+/// - **`next` after `intercept` returns.** `next` may be called later, from another task (a cache
+///   refreshing a stale response in the background): the chain below stays valid for as long as
+///   the client's middlewares and transport live. Such an exchange is no part of the call that
+///   started it, once that call has returned or when it runs in a detached task: it counts in
+///   none of the call's ``APIResponse/metrics`` and streams nowhere; its request's
+///   ``HTTPRequest/timeout`` is the one the call had. The middleware that starts it owns it: bound
+///   how many run, and cancel them when the middleware is released, so none outlives the client
+///   (see ``ResponseCacheMiddleware``).
 /// - **Concurrency.** `intercept` runs concurrently for concurrent calls; keep shared state behind
 ///   a lock (``Locked`` in Courier's own) and never hold it across an `await`.
 public protocol Middleware: Sendable {

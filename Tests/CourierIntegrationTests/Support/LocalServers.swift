@@ -15,6 +15,10 @@ enum LocalServers {
     /// The fault server (`scripts/servers/faults.py`): exact bytes per path, on two ports.
     static let faults: URL? = ProcessInfo.processInfo.environment["COURIER_FAULTS_URL"].flatMap(URL.init(string:))
 
+    /// The HTTP cache server (`scripts/servers/cache.py`): ETag, Last-Modified, 304 updates,
+    /// unsafe-method invalidation, stale-while-revalidate, an unknown content coding.
+    static let cache: URL? = ProcessInfo.processInfo.environment["COURIER_CACHE_URL"].flatMap(URL.init(string:))
+
     /// Whether the run must have the servers (the test script sets this, so CI can never pass by skipping).
     static let areRequired = ProcessInfo.processInfo.environment["COURIER_REQUIRE_SERVERS"] == "1"
 
@@ -37,6 +41,7 @@ struct LocalServerTests {
             #expect(LocalServers.sink != nil, "COURIER_SINK_URL is not set: start the tests with scripts/test")
             #expect(LocalServers.files != nil, "COURIER_FILES_URL is not set: start the tests with scripts/test")
             #expect(LocalServers.faults != nil, "COURIER_FAULTS_URL is not set: start the tests with scripts/test")
+            #expect(LocalServers.cache != nil, "COURIER_CACHE_URL is not set: start the tests with scripts/test")
         }
     }
 }

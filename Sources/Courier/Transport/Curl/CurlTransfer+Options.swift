@@ -86,7 +86,9 @@ extension CurlTransfer {
         let left = deadline - started
         guard left > .zero else { throw deadlineFailure() }
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_TIMEOUT_MS), Self.milliseconds(left)))
-        check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_HTTP_CONTENT_DECODING), leavesBodyEncoded ? 0 : 1))
+        check(
+            ccurl_easy_setopt_long(
+                easy, Int32(CCURLOPT_HTTP_CONTENT_DECODING), leavesBodyEncoded || !decodesContent ? 0 : 1))
         check(
             ccurl_easy_setopt_long(
                 easy, Int32(CCURLOPT_CONNECTTIMEOUT_MS), Self.milliseconds(min(left, configuration.connectTimeout))))

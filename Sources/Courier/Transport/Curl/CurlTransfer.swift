@@ -28,6 +28,13 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether libcurl leaves the body as the server encoded it, for a consumer that decodes it at
     /// its own pace (a stream): libcurl would inflate a whole network read while paused.
     let leavesBodyEncoded: Bool
+    /// Whether libcurl decodes the body's `Content-Encoding`: `false` for the second try of a
+    /// response in a coding it does not know, delivered as it came.
+    let decodesContent: Bool
+    /// Whether libcurl refused the response's `Content-Encoding` as a coding it does not know: the
+    /// transport may ask again with decoding off. Set on the loop thread before
+    /// the transfer's continuation resumes.
+    var refusedContentCoding = false
 
     // MARK: Loop thread only
 
@@ -103,8 +110,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// - Throws: ``APIError`` when the body file cannot be sent.
     init(
         request: HTTPRequest, bodyFile: BodyFile? = nil, budget: Duration, configuration: CurlTransport.Configuration,
-        consumer: (any ResponseBodyConsumer)?, uploadMeter: UploadMeter? = nil
+        consumer: (any ResponseBodyConsumer)?, uploadMeter: UploadMeter? = nil, decodesContent: Bool = true
     ) throws {
+        self.decodesContent = decodesContent
         // POST, PUT and PATCH always go in upload mode, with an empty body when they have none.
         if request.body != nil || [.post, .put, .patch].contains(request.method) {
             upload = try CurlUpload(request.body, file: bodyFile, request: request)
@@ -279,6 +287,12 @@ final class CurlTransfer: @unchecked Sendable {
         }
         let detail = String(cString: errorBuffer)
         let text = detail.isEmpty ? CurlFailure.describe(code) : detail
+        // libcurl says "Unrecognized content encoding type" for a coding it does not know, and
+        // something else for a body its coding cannot decode (a "gzip" body that is not gzip),
+        // which stays a bad response.
+        if Int(code) == CCURLE_BAD_CONTENT_ENCODING, text.hasPrefix("Unrecognized content encoding") {
+            refusedContentCoding = true
+        }
         let failure = CurlFailure.classify(code, text: text)
         if failure == .timedOut, ContinuousClock.now >= deadline - .milliseconds(5) {
             return .failure(deadlineFailure())

@@ -188,15 +188,33 @@ public final class CurlTransport: HTTPStreamingTransport {
             let transfer = try CurlTransfer(
                 request: current, bodyFile: bodyFile, budget: deadline - ContinuousClock.now,
                 configuration: configuration, consumer: consumer, uploadMeter: current.body == nil ? nil : uploadMeter)
-            let delivery = try await withTaskCancellationHandler {
-                try await withUnsafeThrowingContinuation { continuation in
-                    if transfer.begin(continuation) { loop.start(transfer) }
+            do {
+                return try await Self.perform(transfer, on: loop)
+            } catch {
+                guard transfer.refusedContentCoding, current.body == nil, current.method.isIdempotent else {
+                    throw error
                 }
-            } onCancel: {
-                if transfer.finish(.failure(CancellationError())) { loop.cancel(transfer) }
+                // A coding libcurl does not know (`Content-Encoding: x-unknown`): asked again with
+                // decoding off, the body is delivered as it came, its Content-Encoding intact, as
+                // browsers do. Only a request without a body that may be repeated is asked twice.
+                let undecoded = try CurlTransfer(
+                    request: current, bodyFile: bodyFile, budget: deadline - ContinuousClock.now,
+                    configuration: configuration, consumer: consumer, decodesContent: false)
+                return try await Self.perform(undecoded, on: loop)
             }
-            return try transfer.response(of: delivery)
         }
+    }
+
+    /// Runs one transfer on `loop` and reads its response.
+    private static func perform(_ transfer: CurlTransfer, on loop: CurlLoop) async throws -> HTTPResponse {
+        let delivery = try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { continuation in
+                if transfer.begin(continuation) { loop.start(transfer) }
+            }
+        } onCancel: {
+            if transfer.finish(.failure(CancellationError())) { loop.cancel(transfer) }
+        }
+        return try transfer.response(of: delivery)
     }
 }
 
