@@ -19,6 +19,9 @@ final class ImageBodyCollector: ResponseBodyConsumer, Sendable {
 
     var body: Data { state.withLock { $0.body } }
 
+    /// The image bytes taken so far (for ``HTTPResponse/streamedBodyBytes`` and the log line).
+    var streamedByteCount: Int64? { state.withLock { $0.errorHead == nil ? Int64($0.body.count) : 0 } }
+
     /// The body kept of an error status: its first `errorBodyLimit` bytes.
     var errorBody: Data { state.withLock { $0.errorHead != nil ? $0.body : Data() } }
 

@@ -191,16 +191,12 @@ public struct APIClient: HTTPClient {
     func runChain(_ request: HTTPRequest, record: ExchangeRecord, options: CallOptions = CallOptions())
         async throws -> HTTPResponse
     {
-        var request = request
-        request.streamsResponse = options.consumer != nil
         let transport = self.transport
         let scope = self.scope
         var next: @Sendable (HTTPRequest) async throws -> HTTPResponse = { request in
             // `next` called after the call returned, or from a detached task (a middleware's
             // background work), is work of its own: no record, no stream, no meter of the call's.
             guard CallContext.current.record === record, !record.isClosed else {
-                var request = request
-                request.streamsResponse = false
                 return try await CallContext.$current.withValue(CallContext(scope: scope)) {
                     try await TransportCall.send(request, through: transport)
                 }

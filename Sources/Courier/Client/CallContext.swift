@@ -7,9 +7,10 @@ import Foundation
 /// ``APIClient`` sets a fresh context at the start of every call: the per-call fields come from
 /// that call alone and nothing of the caller's call is inherited but the client scope (so a call
 /// a middleware makes from inside its client's chain, a token refresh say, is still known as one).
-/// Work that outlives or serves several calls (``SharedWork``: a token refresh, a deduplicated
-/// exchange, the image loader's downloads) starts from ``shared``, with the per-call fields
-/// cleared, so a refresh started by a stream never streams into it.
+/// Work that serves several calls (``SharedWork``: a token refresh, a deduplicated exchange, the
+/// image loader's downloads) starts from ``shared``, without the call's body consumer and upload
+/// meter, so a refresh started by a stream never streams into it; background work no call waits
+/// for starts from ``background``.
 ///
 /// The transports read it (``consumer``, ``uploadMeter``), the redirect loop reads
 /// ``hopObserver``, and Courier's middlewares read ``record`` and ``scope``; a middleware written
@@ -42,9 +43,16 @@ package struct CallContext: Sendable {
     /// The context of the call the current task is making; empty outside any call.
     @TaskLocal package static var current = CallContext()
 
-    /// The context for work started on behalf of this call but not part of it: the client scope
-    /// alone.
-    package var shared: CallContext { CallContext(scope: scope) }
+    /// The context for work shared with other calls or started on their behalf (``SharedWork``: a
+    /// deduplicated exchange, a token refresh): the client scope, the record (a deduplicated
+    /// exchange is the starting call's own, in its metrics and log) and the hop observer (a cookie
+    /// jar before deduplication stores each hop's cookies); never the call's body consumer or
+    /// upload meter, which only the call's own exchange may feed.
+    package var shared: CallContext { CallContext(scope: scope, record: record, hopObserver: hopObserver) }
+
+    /// The context for background work no call waits for (a stale-while-revalidate refresh): the
+    /// client scope alone, so it counts in no call's metrics.
+    package var background: CallContext { CallContext(scope: scope) }
 }
 
 /// What a caller of ``APIClient`` asks of one call besides its route: where the body goes as it

@@ -20,7 +20,7 @@ enum TransportCall {
             guard let consumer = CallContext.current.consumer else { return try await transport.send(request) }
             if let streaming = transport as? any HTTPStreamingTransport {
                 var response = try await streaming.send(request, streamingBodyTo: consumer)
-                if response.body.isEmpty { response.streamedBodyBytes = consumer.streamedByteCount ?? 0 }
+                if response.body.isEmpty { response.streamedBodyBytes = consumer.streamedByteCount }
                 return response
             }
             // A transport that cannot stream: hand the whole body over at once.

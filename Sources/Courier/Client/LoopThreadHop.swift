@@ -10,8 +10,20 @@ enum LoopThreadHop {
     /// Whether work on a body of `size` bytes should leave the calling thread: the body is at least
     /// ``decodingThreshold`` and the thread is one of `transport`'s loops.
     static func shouldMove(size: Int, transport: any HTTPTransport) -> Bool {
-        guard size >= decodingThreshold, let loops = transport as? any LoopThreadTransport else { return false }
-        return loops.isOnLoopThread
+        guard size >= decodingThreshold else { return false }
+        if let loops = transport as? any LoopThreadTransport, loops.isOnLoopThread { return true }
+        // A transport that wraps a loop transport (a user's decorator) declares nothing, but its
+        // caller may still be resumed on a loop thread.
+        return loopThreadChecks.withLock { $0 }.contains { $0() }
+    }
+
+    /// Checks that tell whether the calling thread is a loop thread of any transport of a kind
+    /// (CurlTransport registers one): heavy work leaves such a thread whoever the caller is.
+    private static let loopThreadChecks = Locked<[@Sendable () -> Bool]>([])
+
+    /// Adds a check that tells whether the calling thread is one of a transport kind's loops.
+    package static func register(loopThreadCheck: @escaping @Sendable () -> Bool) {
+        loopThreadChecks.withLock { $0.append(loopThreadCheck) }
     }
 
     /// Runs `work` on the cooperative pool (where task executor preferences exist; on the calling

@@ -4,8 +4,8 @@ import Foundation
 /// on its own: a member whose task is cancelled gets `CancellationError` at once, and the work
 /// itself is cancelled only when its last member leaves (unless it was made to outlive them).
 ///
-/// The work runs in the starting task's ``CallContext/shared`` context: the client scope, none of
-/// the starting call's own state (its stream, file, upload meter, record).
+/// The work runs in the starting task's ``CallContext/shared`` context: never the starting call's
+/// stream, file or upload meter.
 ///
 /// Members ``enroll()`` first, then ``value(for:)``; enrolling and waiting are split so a
 /// ``Coalescer`` can enroll under its own lock and never hand out work that has finished or is

@@ -89,7 +89,15 @@ final class StreamBuffer: ResponseBodyConsumer, Sendable {
         )
 
         mutating func finish(_ result: Result<Void, any Error>) -> Waiters {
-            guard end == nil else { return (nil, nil, nil) }
+            guard end == nil else {
+                // A cancellation after the network's end (a cut whose pieces still wait): the
+                // caller asked for nothing more, so nothing more is handed over.
+                if case .failure(let error) = result, error is CancellationError {
+                    end = result
+                    queue.removeAll()
+                }
+                return (nil, nil, nil)
+            }
             end = result
             // What arrived before the network failed is still the reader's (the events before a
             // dropped connection), bounded by the buffer; after any other failure (a cancellation,

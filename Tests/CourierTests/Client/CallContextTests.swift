@@ -18,7 +18,9 @@ struct CallContextTests {
         ) async throws -> HTTPResponse {
             seen.withLock { $0.append((request.streamsResponse, request.mayBeSentAgain)) }
             let response = try await next(request)
-            Task { [late] in
+            // Detached, as the Middleware docs say: a task that inherits the call's context could
+            // reach the transport before the call has returned.
+            Task.detached { [late] in
                 let again = try await next(request)
                 late.withLock { $0 = again }
             }
@@ -156,5 +158,41 @@ struct CallContextTests {
         let seen = await steps.value
         #expect(!seen.isEmpty)
         #expect(seen.allSatisfy { $0.bytesExpected == 50_000 }, "progress: \(seen)")
+    }
+
+    @Test("a deduplicated call is in its own metrics, attempt note included")
+    func dedupMetrics() async throws {
+        let stub = StubTransport().on(.get, "v1/item", .json(#"{"a":1}"#))
+        let client = APIClient(baseURL: baseURL, transport: stub, middlewares: [DeduplicationMiddleware()])
+        let response = try await client.response(for: .get("item", as: Data.self))
+        #expect(response.metrics.attempts == 1)
+        #expect(response.metrics.bytesReceived == 7)
+    }
+
+    /// Rebuilds every request from its parts, as a middleware that signs requests might.
+    private struct Rebuild: Middleware {
+        func intercept(
+            _ request: HTTPRequest, next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+        ) async throws -> HTTPResponse {
+            try await next(
+                HTTPRequest(
+                    method: request.method, url: request.url, headers: request.headers, body: request.body,
+                    timeout: request.timeout, idleTimeout: request.idleTimeout, policies: request.policies))
+        }
+    }
+
+    @Test("a request rebuilt by a middleware still streams: the cache neither stores nor answers a stream")
+    func rebuiltRequestStreams() async throws {
+        let stub = StubTransport().on(
+            .get, "v1/feed", .response(headers: ["Cache-Control": "max-age=600"], body: Data("1234567".utf8)))
+        let client = APIClient(
+            baseURL: baseURL, transport: stub, middlewares: [Rebuild(), ResponseCacheMiddleware()])
+        var streamed = Data()
+        for try await piece in try await client.stream(.get("feed", as: Data.self)) { streamed += piece }
+        #expect(streamed.count == 7)
+        #expect(try await client.send(.get("feed", as: Data.self)).count == 7)
+        streamed = Data()
+        for try await piece in try await client.stream(.get("feed", as: Data.self)) { streamed += piece }
+        #expect(streamed.count == 7)
     }
 }

@@ -220,4 +220,15 @@ struct StreamBufferTests {
         cancelled.finish(.failure(CancellationError()))
         await #expect(throws: CancellationError.self) { _ = try await cancelled.next() }
     }
+
+    @Test("a cancellation after a cut drops what waits: reading then throws CancellationError")
+    func cancelAfterCut() async throws {
+        let buffer = StreamBuffer(acceptableStatuses: .success, options: StreamOptions())
+        #expect(try buffer.responseHeadArrived(HTTPResponse(status: .ok)))
+        try buffer.receive(Data(count: 50_000))
+        buffer.finish(.failure(APIError(.transport(.connectionLost), message: "cut")))
+        buffer.finish(.failure(CancellationError()))
+        #expect(buffer.retainedByteCount == 0)
+        await #expect(throws: CancellationError.self) { _ = try await buffer.next() }
+    }
 }

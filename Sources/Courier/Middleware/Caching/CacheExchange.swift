@@ -53,7 +53,7 @@ struct CacheExchange: Sendable {
         if !onlyIfCached, servesWhileRevalidating(stored, at: requestTime) {
             let refresh = self
             // The client alone, none of the call's own state (a detached task would lose the client).
-            let context = CallContext.current.shared
+            let context = CallContext.current.background
             revalidations.start(key: key + "\n" + stored.varyValues.sorted { $0.key < $1.key }.description) {
                 await CallContext.$current.withValue(context) {
                     _ = try? await refresh.fetch(validating: stored, staleFallback: nil, requestTime: refresh.now())

@@ -1,3 +1,4 @@
+import CCourierCurl
 import Foundation
 
 /// A transport that drives libcurl directly: event loop threads (one per two processors by
@@ -137,6 +138,7 @@ public final class CurlTransport: HTTPStreamingTransport {
 
     /// Creates a transport with its own event loop threads and connection caches.
     public init(configuration: Configuration = Configuration()) {
+        _ = Self.registeredLoopThreadCheck
         self.configuration = configuration
         loops = Self.isAvailable ? CurlLoops(configuration: configuration) : nil
     }
@@ -225,4 +227,8 @@ extension CurlTransport: HTTPTimeoutDefaulting {
 extension CurlTransport: LoopThreadTransport {
     /// Whether the calling thread is one of this transport's event loops.
     public var isOnLoopThread: Bool { loops?.isCallingFromLoop ?? false }
+
+    /// Tells ``LoopThreadHop`` whether a thread is any CurlTransport's loop, once per process: a
+    /// caller of a transport that wraps this one is resumed there too.
+    private static let registeredLoopThreadCheck: Void = LoopThreadHop.register { ccourier_current_loop() != nil }
 }
