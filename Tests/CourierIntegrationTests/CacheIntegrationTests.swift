@@ -124,6 +124,21 @@ struct CacheIntegrationTests {
         #expect(response.response.headers[.contentEncoding] == "x-courier-unknown")
     }
 
+    @Test(
+        "a known coding that does not decode (a gzip body that is not gzip) is not asked again: a bad response, one request"
+    )
+    func corruptGzipNotAskedAgain() async throws {
+        let client = APIClient(baseURL: base, transport: TransportKind.curl.make())
+        let name = Self.unique("corrupt")
+
+        await #expect {
+            try await client.send(.get("corrupt-gzip/\(name)", as: Data.self))
+        } throws: { error in
+            (error as? APIError)?.kind == .transport(.badResponse)
+        }
+        #expect(try await counts(name, .curl).requests == 1)
+    }
+
     @Test("an unknown content coding answering a POST is not asked again: a bad response, one request")
     func unknownContentEncodingPost() async throws {
         let client = APIClient(baseURL: base, transport: TransportKind.curl.make())

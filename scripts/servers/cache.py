@@ -13,6 +13,7 @@ Every resource is named by the last path segment, so each test uses its own name
   POST /etag/NAME, /lastmod/NAME   a new revision; answers 204 (an unsafe method: caches forget).
   GET  /count/NAME      {"requests": R, "conditional": C} for that name.
   GET, POST /encoding/NAME   a body with Content-Encoding: x-courier-unknown, sent as is.
+  GET /corrupt-gzip/NAME     Content-Encoding: gzip over a body that is not gzip.
 Listens on 127.0.0.1 on a free port, prints "Listening at: http://127.0.0.1:PORT", and exits by
 itself after --lifetime seconds (default 1800), on SIGTERM, or when its parent ends."""
 import json
@@ -63,6 +64,12 @@ class CacheServer(BaseHTTPRequestHandler):
         self._send(200, [("Content-Type", "application/octet-stream"),
                          ("Content-Encoding", "x-courier-unknown")], body)
 
+    def _corrupt_gzip(self):
+        """Content-Encoding: gzip over a body that is not gzip; /count/NAME counts the requests."""
+        _count(urlsplit(self.path).path.rsplit("/", 1)[-1], False)
+        self._send(200, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
+                   b'{"plain":"not gzip"}')
+
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
         if length:
@@ -88,6 +95,8 @@ class CacheServer(BaseHTTPRequestHandler):
             return self._send(200, [("Content-Type", "application/json")], json.dumps(counts).encode())
         if kind == "encoding":
             return self._unknown_encoding()
+        if kind == "corrupt-gzip":
+            return self._corrupt_gzip()
         if kind == "etag":
             tag = f'"v{revision}"'
             conditional = self.headers.get("If-None-Match") is not None

@@ -289,8 +289,11 @@ final class CurlTransfer: @unchecked Sendable {
         let text = detail.isEmpty ? CurlFailure.describe(code) : detail
         // libcurl says "Unrecognized content encoding type" for a coding it does not know, and
         // something else for a body its coding cannot decode (a "gzip" body that is not gzip),
-        // which stays a bad response.
-        if Int(code) == CCURLE_BAD_CONTENT_ENCODING, text.hasPrefix("Unrecognized content encoding") {
+        // which stays a bad response. The head must name a coding outside those libcurl always
+        // decodes too, so a corrupt gzip or deflate body is never asked for again undecoded.
+        if Int(code) == CCURLE_BAD_CONTENT_ENCODING, text.hasPrefix("Unrecognized content encoding"),
+            responseContentCodings().contains(where: { !Self.alwaysDecodedCodings.contains($0) })
+        {
             refusedContentCoding = true
         }
         let failure = CurlFailure.classify(code, text: text)
@@ -312,5 +315,25 @@ final class CurlTransfer: @unchecked Sendable {
         APIError(
             .transport(.timedOut),
             message: "no byte moved for \(DurationText.seconds(idleTimeout))", request: request)
+    }
+}
+
+extension CurlTransfer {
+    /// The codings libcurl decodes in every build (`br` and `zstd` only in some).
+    static let alwaysDecodedCodings: Set<String> = ["gzip", "x-gzip", "deflate", "identity"]
+
+    /// The codings the response head's `Content-Encoding` lines name, lowercased, as far as the
+    /// head arrived (parsed, or still raw).
+    func responseContentCodings() -> [String] {
+        var values = head.headers.values(for: .contentEncoding)
+        for line in String(decoding: rawHead, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "content-encoding"
+            else { continue }
+            values.append(String(parts[1]))
+        }
+        return values.flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .filter { !$0.isEmpty }
     }
 }
