@@ -295,8 +295,8 @@ public final class CookieJar: Sendable {
     }
 
     private func persistentCookies() -> [Cookie] {
-        let date = now()
         let all = storage.withLock { $0.entries }
+        let date = now()
         return all.map(\.entry.cookie).filter { cookie in cookie.expires.map { $0 > date } ?? false }
     }
 
