@@ -54,7 +54,7 @@ struct SetCookie: Equatable {
             maxAge = value.hasPrefix("-") ? -magnitude : magnitude
         case "domain":
             let domain = value.hasPrefix(".") ? String(value.dropFirst()) : value
-            domain.isEmpty ? (self.domain = nil) : (self.domain = domain)
+            self.domain = domain.isEmpty ? nil : domain
         case "path":
             path = value.hasPrefix("/") ? value : nil
         case "secure":

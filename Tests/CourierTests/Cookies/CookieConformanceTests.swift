@@ -16,8 +16,10 @@ struct CookieConformanceTests {
         let request: String
         let expected: String?
 
-        init(_ name: String, _ fields: [String], from: String = "http://h.example/", to request: String? = nil,
-             _ expected: String?) {
+        init(
+            _ name: String, _ fields: [String], from: String = "http://h.example/", to request: String? = nil,
+            _ expected: String?
+        ) {
             self.name = name
             self.fields = fields.map { ($0, from) }
             self.request = request ?? from
@@ -95,10 +97,12 @@ struct CookieConformanceTests {
         // Domain.
         Case("Domain with a leading dot", ["a=1; Domain=.h.example"], to: "http://w.h.example/", "a=1"),
         Case("Domain with two leading dots is refused", ["a=1; Domain=..h.example"], nil),
-        Case("Domain reaches a sibling", ["a=1; Domain=h.example"], from: "http://www.h.example/",
-             to: "http://other.h.example/", "a=1"),
-        Case("Domain reaches the parent", ["a=1; Domain=h.example"], from: "http://www.h.example/",
-             to: "http://h.example/", "a=1"),
+        Case(
+            "Domain reaches a sibling", ["a=1; Domain=h.example"], from: "http://www.h.example/",
+            to: "http://other.h.example/", "a=1"),
+        Case(
+            "Domain reaches the parent", ["a=1; Domain=h.example"], from: "http://www.h.example/",
+            to: "http://h.example/", "a=1"),
         Case("Domain the host does not match", ["a=1; Domain=other.example"], to: "http://other.example/", nil),
         Case("Domain below the host", ["a=1; Domain=sub.h.example"], to: "http://sub.h.example/", nil),
         Case("Domain in capitals", ["a=1; Domain=H.EXAMPLE"], to: "http://w.h.example/", "a=1"),
@@ -106,80 +110,104 @@ struct CookieConformanceTests {
         Case("host-only: not to a subdomain", ["a=1"], to: "http://w.h.example/", nil),
         Case("host-only: not to the parent", ["a=1"], from: "http://w.h.example/", to: "http://h.example/", nil),
         Case("not to a name that only ends the same", ["a=1; Domain=h.example"], to: "http://xh.example/", nil),
-        Case("Domain=localhost from a subdomain", ["a=1; Domain=localhost"], from: "http://app.localhost/",
-             to: "http://localhost/", nil),
-        Case("Domain=localhost from localhost: host-only", ["a=1; Domain=localhost"], from: "http://localhost/",
-             "a=1"),
+        Case(
+            "Domain=localhost from a subdomain", ["a=1; Domain=localhost"], from: "http://app.localhost/",
+            to: "http://localhost/", nil),
+        Case(
+            "Domain=localhost from localhost: host-only", ["a=1; Domain=localhost"], from: "http://localhost/",
+            "a=1"),
         // IP addresses.
         Case("IP: Domain equal to the host", ["a=1; Domain=127.0.0.1"], from: "http://127.0.0.1/", "a=1"),
-        Case("IP: another address", ["a=1; Domain=127.0.0.2"], from: "http://127.0.0.1/",
-             to: "http://127.0.0.2/", nil),
+        Case(
+            "IP: another address", ["a=1; Domain=127.0.0.2"], from: "http://127.0.0.1/",
+            to: "http://127.0.0.2/", nil),
         Case("IP: a suffix of the address", ["a=1; Domain=0.0.1"], from: "http://127.0.0.1/", nil),
         Case("IP: hex spelling is the same host", ["a=1"], from: "http://0x7f.1/", to: "http://127.0.0.1/", "a=1"),
         Case("IP: a Domain spelled in hex", ["a=1; Domain=0x7f.0.0.1"], from: "http://127.0.0.1/", "a=1"),
-        Case("IPv6: capitals and zeros are the same host", ["a=1"], from: "http://[::1]/",
-             to: "http://[0:0:0:0:0:0:0:1]/", "a=1"),
+        Case(
+            "IPv6: capitals and zeros are the same host", ["a=1"], from: "http://[::1]/",
+            to: "http://[0:0:0:0:0:0:0:1]/", "a=1"),
         // IDNs.
-        Case("IDN in punycode", ["a=1; Domain=xn--bcher-kva.example"], from: "http://www.xn--bcher-kva.example/",
-             to: "http://xn--bcher-kva.example/", "a=1"),
-        Case("IDN Domain not in punycode is refused", ["a=1; Domain=bücher.example"],
-             from: "http://www.xn--bcher-kva.example/", nil),
+        Case(
+            "IDN in punycode", ["a=1; Domain=xn--bcher-kva.example"], from: "http://www.xn--bcher-kva.example/",
+            to: "http://xn--bcher-kva.example/", "a=1"),
+        Case(
+            "IDN Domain not in punycode is refused", ["a=1; Domain=bücher.example"],
+            from: "http://www.xn--bcher-kva.example/", nil),
         // Public suffixes.
         Case("Domain=co.uk", ["a=1; Domain=co.uk"], from: "http://evil.co.uk/", to: "http://bank.co.uk/", nil),
-        Case("Domain=github.io", ["a=1; Domain=github.io"], from: "http://evil.github.io/",
-             to: "http://victim.github.io/", nil),
+        Case(
+            "Domain=github.io", ["a=1; Domain=github.io"], from: "http://evil.github.io/",
+            to: "http://victim.github.io/", nil),
         Case("Domain=com", ["a=1; Domain=com"], from: "http://evil.com/", to: "http://bank.com/", nil),
-        Case("Domain equal to a host that is a suffix: host-only", ["a=1; Domain=github.io"],
-             from: "http://github.io/", "a=1"),
-        Case("... and not sent below it", ["a=1; Domain=github.io"], from: "http://github.io/",
-             to: "http://x.github.io/", nil),
-        Case("wildcard rule: b.ck is a suffix", ["a=1; Domain=b.ck"], from: "http://a.b.ck/",
-             to: "http://c.b.ck/", nil),
-        Case("exception rule: www.ck is not a suffix", ["a=1; Domain=www.ck"], from: "http://a.www.ck/",
-             to: "http://www.ck/", "a=1"),
-        Case("a registrable domain is fine", ["a=1; Domain=example.co.uk"], from: "http://www.example.co.uk/",
-             to: "http://example.co.uk/", "a=1"),
-        Case("Domain above the registrable domain (a non-suffix parent of a suffix)",
-             ["a=1; Domain=amazonaws.com"], from: "http://bucket.s3.amazonaws.com/",
-             to: "http://other.s3.amazonaws.com/", nil),
+        Case(
+            "Domain equal to a host that is a suffix: host-only", ["a=1; Domain=github.io"],
+            from: "http://github.io/", "a=1"),
+        Case(
+            "... and not sent below it", ["a=1; Domain=github.io"], from: "http://github.io/",
+            to: "http://x.github.io/", nil),
+        Case(
+            "wildcard rule: b.ck is a suffix", ["a=1; Domain=b.ck"], from: "http://a.b.ck/",
+            to: "http://c.b.ck/", nil),
+        Case(
+            "exception rule: www.ck is not a suffix", ["a=1; Domain=www.ck"], from: "http://a.www.ck/",
+            to: "http://www.ck/", "a=1"),
+        Case(
+            "a registrable domain is fine", ["a=1; Domain=example.co.uk"], from: "http://www.example.co.uk/",
+            to: "http://example.co.uk/", "a=1"),
+        Case(
+            "Domain above the registrable domain (a non-suffix parent of a suffix)",
+            ["a=1; Domain=amazonaws.com"], from: "http://bucket.s3.amazonaws.com/",
+            to: "http://other.s3.amazonaws.com/", nil),
         // Trailing dots.
-        Case("Domain=com. from evil.com.", ["a=1; Domain=com."], from: "http://evil.com./", to: "http://bank.com/",
-             nil),
+        Case(
+            "Domain=com. from evil.com.", ["a=1; Domain=com."], from: "http://evil.com./", to: "http://bank.com/",
+            nil),
         Case("a Domain with a trailing dot is refused", ["a=1; Domain=h.example."], to: "http://w.h.example/", nil),
-        Case("a host's trailing dot is the same host", ["a=1"], from: "http://h.example./", to: "http://h.example/",
-             "a=1"),
+        Case(
+            "a host's trailing dot is the same host", ["a=1"], from: "http://h.example./", to: "http://h.example/",
+            "a=1"),
         // Paths.
-        Case("the default path is the request's folder", ["a=1"], from: "http://h.example/docs/guide/intro",
-             to: "http://h.example/docs/guide/x", "a=1"),
-        Case("... not its parent", ["a=1"], from: "http://h.example/docs/guide/intro", to: "http://h.example/docs",
-             nil),
-        Case("the default path of /login is /", ["a=1"], from: "http://h.example/login",
-             to: "http://h.example/anything", "a=1"),
+        Case(
+            "the default path is the request's folder", ["a=1"], from: "http://h.example/docs/guide/intro",
+            to: "http://h.example/docs/guide/x", "a=1"),
+        Case(
+            "... not its parent", ["a=1"], from: "http://h.example/docs/guide/intro", to: "http://h.example/docs",
+            nil),
+        Case(
+            "the default path of /login is /", ["a=1"], from: "http://h.example/login",
+            to: "http://h.example/anything", "a=1"),
         Case("Path=/foo does not cover /foobar", ["a=1; Path=/foo"], to: "http://h.example/foobar", nil),
         Case("Path=/foo covers /foo/bar", ["a=1; Path=/foo"], to: "http://h.example/foo/bar", "a=1"),
         Case("Path=/foo covers /foo", ["a=1; Path=/foo"], to: "http://h.example/foo", "a=1"),
         Case("Path=/foo/ does not cover /foo", ["a=1; Path=/foo/"], to: "http://h.example/foo", nil),
-        Case("a relative Path: the default", ["a=1; Path=x"], from: "http://h.example/a/b",
-             to: "http://h.example/a/c", "a=1"),
-        Case("an empty Path: the default", ["a=1; Path="], from: "http://h.example/a/b", to: "http://h.example/",
-             nil),
-        Case("a percent-encoded path", ["a=1"], from: "http://h.example/caf%C3%A9/x",
-             to: "http://h.example/caf%C3%A9/y", "a=1"),
+        Case(
+            "a relative Path: the default", ["a=1; Path=x"], from: "http://h.example/a/b",
+            to: "http://h.example/a/c", "a=1"),
+        Case(
+            "an empty Path: the default", ["a=1; Path="], from: "http://h.example/a/b", to: "http://h.example/",
+            nil),
+        Case(
+            "a percent-encoded path", ["a=1"], from: "http://h.example/caf%C3%A9/x",
+            to: "http://h.example/caf%C3%A9/y", "a=1"),
         Case("paths compare by bytes, not case", ["a=1; Path=/Foo"], to: "http://h.example/foo", nil),
         // Order.
         Case("longer paths first", ["a=1; Path=/", "b=2; Path=/x"], to: "http://h.example/x/y", "b=2; a=1"),
         Case("then the earlier created", ["b=1", "a=1"], "b=1; a=1"),
         Case("a replaced cookie keeps its place", ["a=1", "b=2", "a=3"], "a=3; b=2"),
-        Case("same name, other paths: two cookies", ["a=1; Path=/", "a=2; Path=/x"], to: "http://h.example/x",
-             "a=2; a=1"),
+        Case(
+            "same name, other paths: two cookies", ["a=1; Path=/", "a=2; Path=/x"], to: "http://h.example/x",
+            "a=2; a=1"),
         // Ports: no isolation (RFC 6265 §8.5).
-        Case("cookies do not isolate ports", ["a=1"], from: "http://h.example:8080/", to: "http://h.example:9090/",
-             "a=1"),
+        Case(
+            "cookies do not isolate ports", ["a=1"], from: "http://h.example:8080/", to: "http://h.example:9090/",
+            "a=1"),
         // Secure, prefixes, leave secure cookies alone.
         Case("Secure over http is refused", ["a=1; Secure"], to: "https://h.example/", nil),
         Case("Secure goes over https", ["a=1; Secure"], from: "https://h.example/", "a=1"),
-        Case("Secure does not go over http", ["a=1; Secure"], from: "https://h.example/", to: "http://h.example/",
-             nil),
+        Case(
+            "Secure does not go over http", ["a=1; Secure"], from: "https://h.example/", to: "http://h.example/",
+            nil),
         Case(
             "http cannot shadow a Secure cookie with a longer path",
             steps: [("s=1; Secure; Path=/", "https://h.example/"), ("s=evil; Path=/x", "http://h.example/")],
@@ -198,11 +226,13 @@ struct CookieConformanceTests {
             to: "https://h.example/", "s=2"),
         Case("__Secure- needs Secure", ["__Secure-a=1"], from: "https://h.example/", nil),
         Case("__Secure- with Secure", ["__Secure-a=1; Secure"], from: "https://h.example/", "__Secure-a=1"),
-        Case("__Host- with Domain is refused", ["__Host-a=1; Secure; Path=/; Domain=h.example"],
-             from: "https://h.example/", nil),
+        Case(
+            "__Host- with Domain is refused", ["__Host-a=1; Secure; Path=/; Domain=h.example"],
+            from: "https://h.example/", nil),
         Case("__Host- without Path is refused", ["__Host-a=1; Secure"], from: "https://h.example/x/y", nil),
-        Case("__Host- with Path=/x is refused", ["__Host-a=1; Secure; Path=/x"], from: "https://h.example/",
-             to: "https://h.example/x", nil),
+        Case(
+            "__Host- with Path=/x is refused", ["__Host-a=1; Secure; Path=/x"], from: "https://h.example/",
+            to: "https://h.example/x", nil),
         Case("__Host- done right", ["__Host-a=1; Secure; Path=/"], from: "https://h.example/", "__Host-a=1"),
         Case("__host- in any case needs Secure", ["__host-a=1; Path=/"], from: "https://h.example/", nil),
         // Stored, not enforced.

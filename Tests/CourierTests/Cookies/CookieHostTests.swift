@@ -7,8 +7,10 @@ import Testing
 struct CookieHostTests {
     @Test(
         "every spelling of 127.0.0.1 is 127.0.0.1",
-        arguments: ["127.0.0.1", "0x7f.1", "0X7F.0.0.1", "2130706433", "127.1", "0177.0.0.1", "127.0.1", "0x7f000001",
-            "[::ffff:127.0.0.1]", "::FFFF:7F00:1", "127.0.0.1."])
+        arguments: [
+            "127.0.0.1", "0x7f.1", "0X7F.0.0.1", "2130706433", "127.1", "0177.0.0.1", "127.0.1", "0x7f000001",
+            "[::ffff:127.0.0.1]", "::FFFF:7F00:1", "127.0.0.1.",
+        ])
     func ipv4(spelling: String) throws {
         let host = try #require(CookieHost(spelling))
         #expect(host.name == "127.0.0.1")
@@ -27,8 +29,10 @@ struct CookieHostTests {
 
     @Test(
         "not a host: a bad number, five parts, a zone, non-ASCII, an empty label, a long label",
-        arguments: ["256.0.0.1", "1.2.3.4.5", "09.0.0.1", "4294967296", "fe80::1%eth0", "example\u{212A}.com",
-            "bücher.example", "a..b", ".a", "a b", "a%2eb", String(repeating: "a", count: 64) + ".com", ""])
+        arguments: [
+            "256.0.0.1", "1.2.3.4.5", "09.0.0.1", "4294967296", "fe80::1%eth0", "example\u{212A}.com",
+            "bücher.example", "a..b", ".a", "a b", "a%2eb", String(repeating: "a", count: 64) + ".com", "",
+        ])
     func refused(spelling: String) {
         #expect(CookieHost(spelling) == nil)
     }

@@ -183,8 +183,10 @@ struct CookieJarFindingsTests {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("cookies.json")
-        func entry(_ name: String, domain: String, hostOnly: Bool = false, path: String = "/", expires: Int = 4102444800,
-                   secure: Bool = false) -> String {
+        func entry(
+            _ name: String, domain: String, hostOnly: Bool = false, path: String = "/", expires: Int = 4_102_444_800,
+            secure: Bool = false
+        ) -> String {
             """
             {"name":"\(name)","value":"v","domain":"\(domain)","isHostOnly":\(hostOnly),"path":"\(path)",\
             "expires":\(expires),"isSecure":\(secure),"isHTTPOnly":false,"created":1700000000}
@@ -228,17 +230,21 @@ struct CookieJarFindingsTests {
         #expect(throws: APIError.self) { try CookieJar(persistingTo: file) }
     }
 
-    @Test("defects 2 and 3: concurrent saves never write an older state after a newer one; a save() that returns is on disk")
+    @Test(
+        "defects 2 and 3: concurrent saves never write an older state after a newer one; a save() that returns is on disk"
+    )
     func concurrentSaves() throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("cookies.json")
         // A clock that takes its time: a snapshot taken before a save's turn would wait here, and
         // another thread's newer state would be written first, then overwritten by the older one.
-        let jar = try CookieJar(persistingTo: file, limits: .init(), now: {
-            usleep(UInt32.random(in: 0...2_000))
-            return Date()
-        }, suffixes: .snapshot)
+        let jar = try CookieJar(
+            persistingTo: file, limits: .init(),
+            now: {
+                usleep(UInt32.random(in: 0...2_000))
+                return Date()
+            }, suffixes: .snapshot)
         let site = url("https://h.example/")
         for round in 0..<150 {
             DispatchQueue.concurrentPerform(iterations: 4) { index in
