@@ -9,10402 +9,10402 @@ enum PublicSuffixSnapshot {
 
     /// 10397 rules, one a line: `name`, `*.name` (wildcard) or `!name` (exception), in punycode.
     static let rules = """
-!city.kawasaki.jp
-!city.kitakyushu.jp
-!city.kobe.jp
-!city.nagoya.jp
-!city.sapporo.jp
-!city.sendai.jp
-!city.yokohama.jp
-!www.ck
-*.001.test.code-builder-stg.platform.salesforce.com
-*.0e.vc
-*.0emm.com
-*.aa.crm.dev
-*.ab.crm.dev
-*.ac.crm.dev
-*.ad.crm.dev
-*.advisor.ws
-*.ae.crm.dev
-*.af-south-1.airflow.amazonaws.com
-*.af-south-1.rds.amazonaws.com
-*.af.crm.dev
-*.airflow.af-south-1.on.aws
-*.airflow.ap-east-1.on.aws
-*.airflow.ap-northeast-1.on.aws
-*.airflow.ap-northeast-2.on.aws
-*.airflow.ap-northeast-3.on.aws
-*.airflow.ap-south-1.on.aws
-*.airflow.ap-south-2.on.aws
-*.airflow.ap-southeast-1.on.aws
-*.airflow.ap-southeast-2.on.aws
-*.airflow.ap-southeast-3.on.aws
-*.airflow.ap-southeast-4.on.aws
-*.airflow.ap-southeast-5.on.aws
-*.airflow.ap-southeast-7.on.aws
-*.airflow.ca-central-1.on.aws
-*.airflow.ca-west-1.on.aws
-*.airflow.cn-north-1.on.amazonwebservices.com.cn
-*.airflow.cn-northwest-1.on.amazonwebservices.com.cn
-*.airflow.eu-central-1.on.aws
-*.airflow.eu-central-2.on.aws
-*.airflow.eu-north-1.on.aws
-*.airflow.eu-south-1.on.aws
-*.airflow.eu-south-2.on.aws
-*.airflow.eu-west-1.on.aws
-*.airflow.eu-west-2.on.aws
-*.airflow.eu-west-3.on.aws
-*.airflow.il-central-1.on.aws
-*.airflow.me-central-1.on.aws
-*.airflow.me-south-1.on.aws
-*.airflow.sa-east-1.on.aws
-*.airflow.us-east-1.on.aws
-*.airflow.us-east-2.on.aws
-*.airflow.us-west-1.on.aws
-*.airflow.us-west-2.on.aws
-*.aivencloud.com
-*.alces.network
-*.ap-east-1.airflow.amazonaws.com
-*.ap-east-1.cs.amazonlightsail.com
-*.ap-east-1.rds.amazonaws.com
-*.ap-east-2.rds.amazonaws.com
-*.ap-north-1.r.cloud.int.apple
-*.ap-northeast-1.airflow.amazonaws.com
-*.ap-northeast-1.cs.amazonlightsail.com
-*.ap-northeast-1.rds.amazonaws.com
-*.ap-northeast-2.airflow.amazonaws.com
-*.ap-northeast-2.cs.amazonlightsail.com
-*.ap-northeast-2.rds.amazonaws.com
-*.ap-northeast-3.airflow.amazonaws.com
-*.ap-northeast-3.rds.amazonaws.com
-*.ap-south-1.airflow.amazonaws.com
-*.ap-south-1.cs.amazonlightsail.com
-*.ap-south-1.r.cloud.int.apple
-*.ap-south-1.rds.amazonaws.com
-*.ap-south-2.airflow.amazonaws.com
-*.ap-south-2.r.cloud.int.apple
-*.ap-south-2.rds.amazonaws.com
-*.ap-southeast-1.airflow.amazonaws.com
-*.ap-southeast-1.cs.amazonlightsail.com
-*.ap-southeast-1.rds.amazonaws.com
-*.ap-southeast-2.airflow.amazonaws.com
-*.ap-southeast-2.cs.amazonlightsail.com
-*.ap-southeast-2.rds.amazonaws.com
-*.ap-southeast-3.airflow.amazonaws.com
-*.ap-southeast-3.cs.amazonlightsail.com
-*.ap-southeast-3.rds.amazonaws.com
-*.ap-southeast-4.airflow.amazonaws.com
-*.ap-southeast-4.rds.amazonaws.com
-*.ap-southeast-5.airflow.amazonaws.com
-*.ap-southeast-5.cs.amazonlightsail.com
-*.ap-southeast-5.rds.amazonaws.com
-*.ap-southeast-6.rds.amazonaws.com
-*.ap-southeast-7.airflow.amazonaws.com
-*.ap-southeast-7.rds.amazonaws.com
-*.appwrite.run
-*.at.playit.plus
-*.at.ply.gg
-*.atlassian-3p-us-gov-mod.com
-*.atlassian-3p.com
-*.atlassian-isolated-3p.com
-*.auiusercontent.com
-*.awdev.ca
-*.awsapprunner.com
-*.azure.databricksapps.com
-*.azurecontainer.io
-*.beget.app
-*.begetcdn.cloud
-*.build.run
-*.builder.code.com
-*.builtwithrocket.new
-*.bwcloud-os-instance.de
-*.c.ts.net
-*.ca-central-1.airflow.amazonaws.com
-*.ca-central-1.cs.amazonlightsail.com
-*.ca-central-1.rds.amazonaws.com
-*.ca-west-1.airflow.amazonaws.com
-*.ca-west-1.rds.amazonaws.com
-*.ci.crm.dev
-*.ck
-*.cloud.int.apple
-*.cloud.metacentrum.cz
-*.cloudera.site
-*.clusters.rdpa.co
-*.cn-north-1.airflow.amazonaws.com.cn
-*.cn-northwest-1.airflow.amazonaws.com.cn
-*.cn.st
-*.code.run
-*.compute-1.amazonaws.com
-*.compute.amazonaws.com
-*.compute.amazonaws.com.cn
-*.compute.estate
-*.compute.herokuapp.com
-*.cursorusercontent.com
-*.customer-oci.com
-*.d.crm.dev
-*.database.run
-*.dev-builder.code.com
-*.dev.adobeaemcloud.com
-*.developer.app
-*.devinapps.com
-*.digitaloceanspaces.com
-*.dweb.link
-*.elb.amazonaws.com
-*.elb.amazonaws.com.cn
-*.er
-*.eth.limo
-*.eth.link
-*.eu-central-1.airflow.amazonaws.com
-*.eu-central-1.cs.amazonlightsail.com
-*.eu-central-1.r.cloud.int.apple
-*.eu-central-1.rds.amazonaws.com
-*.eu-central-2.airflow.amazonaws.com
-*.eu-central-2.rds.amazonaws.com
-*.eu-north-1.airflow.amazonaws.com
-*.eu-north-1.cs.amazonlightsail.com
-*.eu-north-1.r.cloud.int.apple
-*.eu-south-1.airflow.amazonaws.com
-*.eu-south-2.airflow.amazonaws.com
-*.eu-south-2.cs.amazonlightsail.com
-*.eu-west-1.airflow.amazonaws.com
-*.eu-west-1.cs.amazonlightsail.com
-*.eu-west-1.rds.amazonaws.com
-*.eu-west-2.airflow.amazonaws.com
-*.eu-west-2.cs.amazonlightsail.com
-*.eu-west-2.rds.amazonaws.com
-*.eu-west-3.airflow.amazonaws.com
-*.eu-west-3.cs.amazonlightsail.com
-*.eu-west-3.rds.amazonaws.com
-*.ewp.live
-*.ex.futurecms.at
-*.ex.ortsinfo.at
-*.experiments.sagemaker.aws
-*.firenet.ch
-*.fk
-*.frusky.de
-*.futurecms.at
-*.gateway.dev
-*.hosted.app
-*.hosting.myjino.ru
-*.hosting.ovh.net
-*.icp.net
-*.id.pub
-*.il-central-1.airflow.amazonaws.com
-*.il-central-1.rds.amazonaws.com
-*.in.futurecms.at
-*.inbrowser.dev
-*.inbrowser.link
-*.jm
-*.kawasaki.jp
-*.kin.one
-*.kin.pub
-*.kitakyushu.jp
-*.kobe.jp
-*.kunden.ortsinfo.at
-*.landing.myjino.ru
-*.lcl.dev
-*.lclstage.dev
-*.linodeobjects.com
-*.localto.net
-*.lutrausercontent.com
-*.magentosite.cloud
-*.me-central-1.airflow.amazonaws.com
-*.me-central-1.rds.amazonaws.com
-*.me-south-1.airflow.amazonaws.com
-*.me-south-1.rds.amazonaws.com
-*.metaaiusercontent.com
-*.migration.run
-*.mm
-*.moonscale.io
-*.mtls.run.app
-*.mx-central-1.rds.amazonaws.com
-*.nagoya.jp
-*.nodebalancer.linode.com
-*.nom.br
-*.northflank.app
-*.np
-*.nxa.eu
-*.oaiusercontent.com
-*.oci.customer-oci.com
-*.ocp.customer-oci.com
-*.ocs.customer-oci.com
-*.on-k3s.io
-*.on-rancher.cloud
-*.on-rio.io
-*.oraclecloudapps.com
-*.oraclegovcloudapps.com
-*.oraclegovcloudapps.uk
-*.otap.co
-*.owo.codes
-*.p.azurewebsites.net
-*.pa.crm.dev
-*.paywhirl.com
-*.pb.crm.dev
-*.pc.crm.dev
-*.pd.crm.dev
-*.pe.crm.dev
-*.pf.crm.dev
-*.pg
-*.platformsh.site
-*.private.repost.aws
-*.privatelink.snowflake.app
-*.qualyhqpartner.com
-*.qualyhqportal.com
-*.quipelements.com
-*.r.appspot.com
-*.r.cloud.int.apple
-*.raw.icp0.io
-*.raw.icp1.io
-*.rds.cn-north-1.amazonaws.com.cn
-*.rds.cn-northwest-1.amazonaws.com.cn
-*.replit.dev
-*.run.app
-*.s.brave.app
-*.s.brave.dev
-*.s.brave.io
-*.sa-east-1.airflow.amazonaws.com
-*.sa-east-1.cs.amazonlightsail.com
-*.sa-east-1.rds.amazonaws.com
-*.sapporo.jp
-*.sch.uk
-*.sendai.jp
-*.services.clever-cloud.com
-*.snowflake.app
-*.spectrum.myjino.ru
-*.srvrless.rdpa.co
-*.statics.cloud
-*.stg-builder.code.com
-*.stg.dev
-*.stgstage.dev
-*.stolos.io
-*.svc.firenet.ch
-*.sys.qcx.io
-*.teams.replit.dev
-*.telebit.xyz
-*.transurl.be
-*.transurl.eu
-*.transurl.nl
-*.triton.zone
-*.tst.site
-*.upsun.app
-*.us-central-1.r.cloud.int.apple
-*.us-central-2.r.cloud.int.apple
-*.us-east-1.airflow.amazonaws.com
-*.us-east-1.cs.amazonlightsail.com
-*.us-east-1.r.cloud.int.apple
-*.us-east-1.rds.amazonaws.com
-*.us-east-2.airflow.amazonaws.com
-*.us-east-2.cs.amazonlightsail.com
-*.us-east-2.r.cloud.int.apple
-*.us-east-2.rds.amazonaws.com
-*.us-gov-east-1.rds.amazonaws.com
-*.us-gov-west-1.rds.amazonaws.com
-*.us-northeast-1.rds.amazonaws.com
-*.us-west-1.airflow.amazonaws.com
-*.us-west-1.r.cloud.int.apple
-*.us-west-1.rds.amazonaws.com
-*.us-west-2.airflow.amazonaws.com
-*.us-west-2.cs.amazonlightsail.com
-*.us-west-2.r.cloud.int.apple
-*.us-west-2.rds.amazonaws.com
-*.us-west-3.r.cloud.int.apple
-*.user.fm
-*.user.localcert.dev
-*.usercontent.goog
-*.vps.myjino.ru
-*.vultrobjects.com
-*.w.crm.dev
-*.wa.crm.dev
-*.wadl.top
-*.wb.crm.dev
-*.wc.crm.dev
-*.wd.crm.dev
-*.we.crm.dev
-*.webhare.dev
-*.webpaas.ovh.net
-*.wf.crm.dev
-*.xenonconnect.de
-*.xmit.co
-*.yokohama.jp
-*.zerops.app
-*.zerops.zone
-*.ztna-dingtalk.com
-0.bg
-0am.jp
-0g0.jp
-0j0.jp
-0t0.jp
-1.azurestaticapps.net
-1.bg
-123hjemmeside.dk
-123hjemmeside.no
-123homepage.it
-123kotisivu.fi
-123minsida.se
-123miweb.es
-123paginaweb.pt
-123siteweb.fr
-123webseite.at
-123webseite.de
-123website.be
-123website.ch
-123website.lu
-123website.nl
-12hp.at
-12hp.ch
-12hp.de
-1337.pictures
-16-b.it
-180r.com
-1cooldns.com
-1kapp.com
-2-d.jp
-2.azurestaticapps.net
-2.bg
-2000.hu
-2038.io
-2ix.at
-2ix.ch
-2ix.de
-3.azurestaticapps.net
-3.bg
-32-b.it
-3utilities.com
-4.at
-4.azurestaticapps.net
-4.bg
-4lima.at
-4lima.ch
-4lima.de
-4u.com
-5.azurestaticapps.net
-5.bg
-5g.in
-6.azurestaticapps.net
-6.bg
-611.to
-64-b.it
-6g.in
-7.azurestaticapps.net
-7.bg
-8.bg
-9.bg
-9guacu.br
-a.bg
-a.prod.fastly.net
-a.se
-a.ssl.fastly.net
-a2hosted.com
-aa.no
-aaa
-aaa.pro
-aarborte.no
-aarp
-ab.ca
-abashiri.hokkaido.jp
-abb
-abbott
-abbvie
-abc
-abc.br
-abeno.osaka.jp
-aberdeen.wa.us
-abg.ec
-abiko.chiba.jp
-abira.hokkaido.jp
-abkhazia.su
-able
-abo.pa
-abogado
-abr.it
-abrdns.com
-abruzzo.it
-abu.yamaguchi.jp
-abudhabi
-ac
-ac.ae
-ac.at
-ac.bd
-ac.be
-ac.bw
-ac.ci
-ac.cn
-ac.cr
-ac.cy
-ac.eg
-ac.fj
-ac.gn
-ac.gov.br
-ac.id
-ac.il
-ac.im
-ac.in
-ac.ir
-ac.jp
-ac.ke
-ac.kr
-ac.leg.br
-ac.lk
-ac.ls
-ac.ma
-ac.me
-ac.ml
-ac.mu
-ac.mw
-ac.mz
-ac.ni
-ac.nz
-ac.pa
-ac.pk
-ac.pr
-ac.rs
-ac.ru
-ac.rw
-ac.se
-ac.sz
-ac.th
-ac.tz
-ac.ug
-ac.uk
-ac.vn
-ac.za
-ac.zm
-ac.zw
-aca.pro
-academia.bo
-academy
-accenture
-accesscam.org
-accident-investigation.aero
-accident-prevention.aero
-accountant
-accountants
-acct.pro
-achi.nagano.jp
-aco
-act.au
-act.edu.au
-activetrail.biz
-actor
-ad
-ad.jp
-adachi.tokyo.jp
-adimo.co.uk
-adm.br
-adm.ec
-adobeaemcloud.com
-adobeaemcloud.net
-adobeio-static.net
-adobeioruntime.net
-ads
-adult
-adult.ht
-adv.br
-adv.mz
-adygeya.ru
-adygeya.su
-ae
-ae.kg
-ae.org
-aeg
-aejrie.no
-aem.live
-aem.network
-aem.page
-aem.reviews
-aero
-aero.in
-aero.mv
-aerobatic.aero
-aeroclub.aero
-aerodrome.aero
-aeroport.fr
-aetna
-af
-af-south-1.elasticbeanstalk.com
-affinitylottery.org.uk
-afjord.no
-afl
-africa
-africa.bj
-africa.com
-ag
-ag.it
-aga.niigata.jp
-agakhan
-agano.niigata.jp
-agdenes.no
-agematsu.nagano.jp
-agency
-agents.aero
-agr.br
-agrar.hu
-agri.jo
-agric.za
-agrigento.it
-agro.bj
-agro.bo
-agro.pl
-agron.ec
-aguni.okinawa.jp
-ah.cn
-ah.no
-ai
-ai.bd
-ai.id
-ai.in
-ai.jo
-ai.kr
-ai.studio
-ai.vn
-aibetsu.hokkaido.jp
-aichi.jp
-aid.pl
-aig
-aikawa.kanagawa.jp
-ainan.ehime.jp
-aioi.hyogo.jp
-aip.ee
-air-surveillance.aero
-air-traffic-control.aero
-airbus
-aircraft.aero
-airforce
-airline.aero
-airport.aero
-airtel
-airtraffic.aero
-aisai.aichi.jp
-aisho.shiga.jp
-aiven.app
-aizubange.fukushima.jp
-aizumi.tokushima.jp
-aizumisato.fukushima.jp
-aizuwakamatsu.fukushima.jp
-aju.br
-ak.us
-akabira.hokkaido.jp
-akadns.net
-akagi.shimane.jp
-akaiwa.okayama.jp
-akamai-staging.net
-akamai.net
-akamaiedge-staging.net
-akamaiedge.net
-akamaihd-staging.net
-akamaihd.net
-akamaiorigin-staging.net
-akamaiorigin.net
-akamaized-staging.net
-akamaized.net
-akashi.hyogo.jp
-akdn
-aki.kochi.jp
-akiruno.tokyo.jp
-akishima.tokyo.jp
-akita.akita.jp
-akita.jp
-akkeshi.hokkaido.jp
-aknoluokta.no
-ako.hyogo.jp
-akrehamn.no
-aktyubinsk.su
-akune.kagoshima.jp
-al
-al.eu.org
-al.gov.br
-al.it
-al.leg.br
-al.no
-al.us
-alaheadju.no
-aland.fi
-alessandria.it
-alesund.no
-algard.no
-alibaba
-alibabacloudcs.com
-alipay
-allfinanz
-allstate
-ally
-alp1.ae.flow.ch
-alsace
-alstahaug.no
-alstom
-alt.na
-alt.za
-alta.no
-altervista.org
-alto-adige.it
-altoadige.it
-alumni.in
-alvdal.no
-alwaysdata.net
-am
-am.br
-am.gov.br
-am.in
-am.leg.br
-ama.aichi.jp
-ama.shimane.jp
-amagasaki.hyogo.jp
-amakusa.kumamoto.jp
-amami.kagoshima.jp
-amazon
-amazonlightsail.com
-ambulance.aero
-americanexpress
-americanfamily
-amex
-amfam
-ami.ibaraki.jp
-amica
-amli.no
-amot.no
-amplifyapp.com
-ams.scw.site
-amsterdam
-an.it
-analytics
-analytics-gateway.ap-northeast-1.amazonaws.com
-analytics-gateway.ap-northeast-2.amazonaws.com
-analytics-gateway.ap-south-1.amazonaws.com
-analytics-gateway.ap-southeast-1.amazonaws.com
-analytics-gateway.ap-southeast-2.amazonaws.com
-analytics-gateway.eu-central-1.amazonaws.com
-analytics-gateway.eu-west-1.amazonaws.com
-analytics-gateway.us-east-1.amazonaws.com
-analytics-gateway.us-east-2.amazonaws.com
-analytics-gateway.us-west-2.amazonaws.com
-anamizu.ishikawa.jp
-anan.nagano.jp
-anan.tokushima.jp
-anani.br
-ancona.it
-andasuolo.no
-andebu.no
-ando.nara.jp
-andoy.no
-andria-barletta-trani.it
-andria-trani-barletta.it
-andriabarlettatrani.it
-andriatranibarletta.it
-android
-angiang.vn
-angry.jp
-anjo.aichi.jp
-ann-arbor.mi.us
-annaka.gunma.jp
-anpachi.gifu.jp
-anquan
-antagonist.cloud
-anz
-ao
-ao.it
-aogaki.hyogo.jp
-aogashima.tokyo.jp
-aoki.nagano.jp
-aol
-aomori.aomori.jp
-aomori.jp
-aosta-valley.it
-aosta.it
-aostavalley.it
-aoste.it
-ap-east-1.elasticbeanstalk.com
-ap-northeast-1.elasticbeanstalk.com
-ap-northeast-2.elasticbeanstalk.com
-ap-northeast-3.elasticbeanstalk.com
-ap-south-1.elasticbeanstalk.com
-ap-south-2.elasticbeanstalk.com
-ap-southeast-1.elasticbeanstalk.com
-ap-southeast-2.elasticbeanstalk.com
-ap-southeast-3.elasticbeanstalk.com
-ap-southeast-4.elasticbeanstalk.com
-ap-southeast-5.elasticbeanstalk.com
-ap-southeast-6.elasticbeanstalk.com
-ap-southeast-7.elasticbeanstalk.com
-ap.gov.br
-ap.gov.pl
-ap.it
-ap.leg.br
-ap.ngrok.io
-aparecida.br
-apartments
-api.br
-api.gov.uk
-api.lp.dev
-apigee.io
-app
-app-ionos.space
-app.br
-app.os.fedoraproject.org
-app.os.stg.fedoraproject.org
-app.render.com
-appchizi.com
-appengine.flow.ch
-apple
-applinzi.com
-apps-1and1.com
-apps-1and1.net
-apps.fbsbx.com
-apps.lair.io
-appspacehosted.com
-appspaceusercontent.com
-appspot.com
-appudo.net
-appwrite.global
-appwrite.network
-aq
-aq.it
-aquarelle
-ar
-ar.it
-ar.us
-arab
-arai.shizuoka.jp
-arakawa.saitama.jp
-arakawa.tokyo.jp
-aramco
-arao.kumamoto.jp
-archi
-architectes.bj
-ardal.no
-aremark.no
-arendal.no
-arezzo.it
-ariake.saga.jp
-arida.wakayama.jp
-aridagawa.wakayama.jp
-arita.saga.jp
-arkhangelsk.su
-armenia.su
-army
-arna.no
-arpa
-arq.br
-arqt.ec
-art
-art.br
-art.do
-art.dz
-art.ec
-art.ht
-art.ml
-art.pl
-art.sn
-arte
-arte.bo
-arts.nf
-arts.ro
-arts.ve
-arvanedge.ir
-arvo.network
-as
-as.sh.cn
-as.us
-asago.hyogo.jp
-asahi.chiba.jp
-asahi.ibaraki.jp
-asahi.mie.jp
-asahi.nagano.jp
-asahi.toyama.jp
-asahi.yamagata.jp
-asahikawa.hokkaido.jp
-asaka.saitama.jp
-asakawa.fukushima.jp
-asakuchi.okayama.jp
-asaminami.hiroshima.jp
-ascoli-piceno.it
-ascolipiceno.it
-asda
-aseral.no
-ashgabad.su
-ashibetsu.hokkaido.jp
-ashikaga.tochigi.jp
-ashiya.fukuoka.jp
-ashiya.hyogo.jp
-ashoro.hokkaido.jp
-asia
-asker.no
-askim.no
-askoy.no
-askvoll.no
-asn.au
-asn.lv
-asnes.no
-aso.kumamoto.jp
-ass.km
-assabu.hokkaido.jp
-assessments.cx
-assn.lk
-asso.ci
-asso.dz
-asso.eu.org
-asso.fr
-asso.gp
-asso.ht
-asso.km
-asso.mc
-asso.ml
-asso.nc
-asso.re
-associates
-association.aero
-assur.bj
-asti.it
-asuke.aichi.jp
-at
-at-band-camp.net
-at.emf.camp
-at.eu.org
-at.it
-atami.shizuoka.jp
-ath.cx
-athleta
-atl.jelastic.vps-host.net
-atm.pl
-atmeta.com
-ato.br
-atsugi.kanagawa.jp
-atsuma.hokkaido.jp
-attorney
-au
-au.eu.org
-au.ngrok.io
-auction
-audi
-audible
-audio
-audnedal.no
-augustow.pl
-aukra.no
-aure.no
-aurland.no
-aurskog-holand.no
-aus.basketball
-auspost
-austevoll.no
-australiacentral-01.azurewebsites.net
-australiacentral2-01.azurewebsites.net
-australiaeast-01.azurewebsites.net
-australiasoutheast-01.azurewebsites.net
-austrheim.no
-austriaeast-01.azurewebsites.net
-auth-fips.us-east-1.amazoncognito.com
-auth-fips.us-east-2.amazoncognito.com
-auth-fips.us-gov-east-1.amazoncognito.com
-auth-fips.us-gov-west-1.amazoncognito.com
-auth-fips.us-west-1.amazoncognito.com
-auth-fips.us-west-2.amazoncognito.com
-auth.af-south-1.amazoncognito.com
-auth.ap-east-1.amazoncognito.com
-auth.ap-east-2.amazoncognito.com
-auth.ap-northeast-1.amazoncognito.com
-auth.ap-northeast-2.amazoncognito.com
-auth.ap-northeast-3.amazoncognito.com
-auth.ap-south-1.amazoncognito.com
-auth.ap-south-2.amazoncognito.com
-auth.ap-southeast-1.amazoncognito.com
-auth.ap-southeast-2.amazoncognito.com
-auth.ap-southeast-3.amazoncognito.com
-auth.ap-southeast-4.amazoncognito.com
-auth.ap-southeast-5.amazoncognito.com
-auth.ap-southeast-6.amazoncognito.com
-auth.ap-southeast-7.amazoncognito.com
-auth.ca-central-1.amazoncognito.com
-auth.ca-west-1.amazoncognito.com
-auth.cognito-idp.eusc-de-east-1.on.amazonwebservices.eu
-auth.eu-central-1.amazoncognito.com
-auth.eu-central-2.amazoncognito.com
-auth.eu-north-1.amazoncognito.com
-auth.eu-south-1.amazoncognito.com
-auth.eu-south-2.amazoncognito.com
-auth.eu-west-1.amazoncognito.com
-auth.eu-west-2.amazoncognito.com
-auth.eu-west-3.amazoncognito.com
-auth.il-central-1.amazoncognito.com
-auth.me-central-1.amazoncognito.com
-auth.me-south-1.amazoncognito.com
-auth.mx-central-1.amazoncognito.com
-auth.sa-east-1.amazoncognito.com
-auth.us-east-1.amazoncognito.com
-auth.us-east-2.amazoncognito.com
-auth.us-west-1.amazoncognito.com
-auth.us-west-2.amazoncognito.com
-authgear-staging.com
-authgearapps.com
-author
-author.aero
-auto
-auto.pl
-autos
-av.it
-av.tr
-avellino.it
-averoy.no
-avocat.fr
-avocat.pro
-avocats.bj
-avoues.fr
-aw
-awaji.hyogo.jp
-aws
-aws-gov.databricksapps.us
-aws.databricksapps.com
-awsapps.com
-awsglobalaccelerator.com
-ax
-axa
-aya.miyazaki.jp
-ayabe.kyoto.jp
-ayagawa.kagawa.jp
-ayase.kanagawa.jp
-az
-az.us
-azerbaijan.su
-azimuth.network
-azumino.nagano.jp
-azure
-azure-api.net
-azure-api.us
-azure-mobile.net
-azureedge.net
-azurefd.net
-azurestaticapps.net
-azurewebsites.net
-azurewebsites.us
-b-data.io
-b.bg
-b.br
-b.se
-b.ssl.fastly.net
-ba
-ba.gov.br
-ba.it
-ba.leg.br
-babia-gora.pl
-baby
-babyblue.jp
-babymilk.jp
-bacgiang.vn
-backan.vn
-backdrop.jp
-baclieu.vn
-bacninh.vn
-badaddja.no
-bahcavuotna.no
-bahccavuotna.no
-baidar.no
-baidu
-bainbridge-isl.wa.us
-bajddar.no
-balashov.su
-balat.no
-balena-devices.com
-balestrand.no
-ballangen.no
-ballooning.aero
-balsan-sudtirol.it
-balsan-suedtirol.it
-balsan.it
-balsfjord.no
-bambina.jp
-bamble.no
-banamex
-band
-bandai.fukushima.jp
-bando.ibaraki.jp
-bank
-bank.in
-bar
-bar.ec
-bar.pro
-barcelona
-barclaycard
-barclays
-bardu.no
-barefoot
-bargains
-bari.it
-baria-vungtau.vn
-barletta-trani-andria.it
-barlettatraniandria.it
-barrel-of-knowledge.info
-barrell-of-knowledge.info
-barsy.bg
-barsy.ca
-barsy.club
-barsy.co.uk
-barsy.de
-barsy.dev
-barsy.eu
-barsy.gr
-barsy.in
-barsy.info
-barsy.io
-barsy.me
-barsy.menu
-barsy.mobi
-barsy.net
-barsy.online
-barsy.org
-barsy.pro
-barsy.pub
-barsy.ro
-barsy.rs
-barsy.shop
-barsy.site
-barsy.store
-barsy.support
-barsy.uk
-barsycenter.com
-barsyonline.co.uk
-barsyonline.com
-barsyonline.menu
-barsyonline.shop
-barueri.br
-barum.no
-bas.it
-base.ec
-base.shop
-base44-sandbox.com
-base44.app
-baseball
-bashkiria.ru
-bashkiria.su
-basicserver.io
-basilicata.it
-basketball
-bato.tochigi.jp
-batsfjord.no
-bauhaus
-bayern
-bb
-bbc
-bbs.tr
-bbt
-bbva
-bc.ca
-bcg
-bcn
-bd
-bd.se
-be
-be.eu.org
-beagleboard.io
-bearalvahki.no
-bearblog.dev
-beardu.no
-beats
-beauty
-bedzin.pl
-beep.pl
-beer
-beiarn.no
-bel.tr
-belem.br
-belgiumcentral-01.azurewebsites.net
-bellevue.wa.us
-belluno.it
-benevento.it
-bentre.vn
-beppu.oita.jp
-berg.no
-bergamo.it
-bergen.no
-berlevag.no
-berlin
-beskidy.pl
-best
-bestbuy
-bet
-bet.ar
-bet.br
-beta.wmcloud.org
-better-than.tv
-bf
-bg
-bg.eu.org
-bg.it
-bh
-bharti
-bhz.br
-bi
-bi.it
-bialowieza.pl
-bialystok.pl
-bib.br
-bib.ve
-bibai.hokkaido.jp
-bible
-bid
-biei.hokkaido.jp
-bielawa.pl
-biella.it
-bielsko.pl
-bieszczady.pl
-bievat.no
-bifuka.hokkaido.jp
-bihar.in
-bihoro.hokkaido.jp
-bike
-bindal.no
-bing
-bingo
-binhdinh.vn
-binhduong.vn
-binhphuoc.vn
-binhthuan.vn
-bio
-bio.br
-bir.ru
-biratori.hokkaido.jp
-birkenes.no
-bitbucket.io
-bitter.jp
-biz
-biz.az
-biz.bb
-biz.cy
-biz.dk
-biz.et
-biz.fj
-biz.gh
-biz.id
-biz.in
-biz.ki
-biz.ls
-biz.mv
-biz.mw
-biz.my
-biz.ng
-biz.ni
-biz.nr
-biz.pk
-biz.pl
-biz.pr
-biz.ss
-biz.tj
-biz.tr
-biz.tt
-biz.ua
-biz.vn
-biz.wf
-biz.zm
-bizen.okayama.jp
-bj
-bj.cn
-bjerkreim.no
-bjugn.no
-bl.it
-black
-blackbaudcdn.net
-blackfriday
-blob.core.usgovcloudapi.net
-blob.core.windows.net
-blockbuster
-blog
-blog.bo
-blog.br
-blogdns.com
-blogdns.net
-blogdns.org
-blogsite.org
-blogspot.com
-blogsyte.com
-bloomberg
-blue
-bluebite.io
-blush.jp
-bm
-bmd.br
-bmoattachments.org
-bms
-bmw
-bn
-bn.it
-bnpparibas
-bnr.la
-bo
-bo.it
-bo.nordland.no
-bo.telemark.no
-boats
-boavista.br
-bodo.no
-boehringer
-bofa
-bokn.no
-boldlygoingnowhere.org
-boleslawiec.pl
-bolivia.bo
-bologna.it
-bolt.host
-bolt.hu
-bolzano-altoadige.it
-bolzano.it
-bom
-bomlo.no
-bona.jp
-bond
-boo
-boo.jp
-book
-book.online
-booking
-boomla.net
-bosch
-bostik
-boston
-bot
-botda.sh
-botdash.app
-botdash.dev
-botdash.gg
-botdash.net
-botdash.xyz
-bounceme.net
-boutique
-boutir.com
-box
-box.ca
-boxfuse.io
-boy.jp
-boyfriend.jp
-bozen-sudtirol.it
-bozen-suedtirol.it
-bozen.it
-bplaced.com
-bplaced.de
-bplaced.net
-br
-br.com
-br.it
-bradesco
-brand.se
-brasilia.me
-brave.app
-brave.dev
-brave.io
-brazilsouth-01.azurewebsites.net
-brazilsoutheast-01.azurewebsites.net
-bremanger.no
-bremerton.wa.us
-brescia.it
-bridgestone
-brindisi.it
-broadway
-broke-it.net
-broker
-broker.aero
-bronnoy.no
-bronnoysund.no
-brother
-browsersafetymark.io
-brumunddal.no
-brussels
-bryansk.su
-bryne.no
-bs
-bs.it
-bsb.br
-bss.design
-bt
-bt.it
-bu.no
-bubbleapps.io
-budejju.no
-build
-builders
-builtwithdark.com
-bukhara.su
-bulsan-sudtirol.it
-bulsan-suedtirol.it
-bulsan.it
-bumbleshrimp.com
-bungoono.oita.jp
-bungotakada.oita.jp
-bunkyo.tokyo.jp
-busan.kr
-business
-business.in
-but.jp
-buy
-buyshop.jp
-buyshouses.net
-buzen.fukuoka.jp
-buzz
-bv
-bw
-by
-bydgoszcz.pl
-byen.site
-bygland.no
-bykle.no
-bytom.pl
-bz
-bz.it
-bzh
-c.bg
-c.cdn77.org
-c.se
-c01.kr
-c66.me
-ca
-ca-central-1.elasticbeanstalk.com
-ca-west-1.elasticbeanstalk.com
-ca.eu.org
-ca.in
-ca.it
-ca.reclaim.cloud
-ca.us
-caa.aero
-cab
-cable-modem.org
-cafe
-caffeine.site
-caffeine.xyz
-cafjs.com
-cagliari.it
-cahcesuolo.no
-cal
-cal.it
-calabria.it
-calculators.cx
-call
-caltanissetta.it
-calvinklein
-cam
-cam.it
-camau.vn
-camdvr.org
-camera
-camp
-campaign.gov.uk
-campania.it
-campidano-medio.it
-campidanomedio.it
-campinagrande.br
-campinas.br
-campobasso.it
-can.re
-canadacentral-01.azurewebsites.net
-canadaeast-01.azurewebsites.net
-candypop.jp
-canon
-cantho.vn
-canva-apps.cn
-canva-apps.com
-canva-code.cn
-canva-hosted-embed.com
-canva.link
-canva.run
-canvacode.com
-caobang.vn
-capetown
-capital
-capitalone
-capoo.jp
-car
-caracal.mythic-beasts.com
-caravan
-carbonia-iglesias.it
-carboniaiglesias.it
-cards
-care
-career
-careers
-cargo.aero
-carrara-massa.it
-carraramassa.it
-carrd.co
-cars
-casa
-casacam.net
-case
-caserta.it
-cash
-casino
-casino.hu
-cat
-catania.it
-catanzaro.it
-catering
-catering.aero
-catfood.jp
-catholic
-catholic.edu.au
-caxias.br
-cb.it
-cba
-cbg.ru
-cbn
-cbre
-cc
-cc.ak.us
-cc.al.us
-cc.ar.us
-cc.as.us
-cc.az.us
-cc.ca.us
-cc.cd
-cc.co.us
-cc.ct.us
-cc.dc.us
-cc.de.us
-cc.fl.us
-cc.ga.us
-cc.gu.us
-cc.hi.us
-cc.ia.us
-cc.id.us
-cc.il.us
-cc.in.us
-cc.ks.us
-cc.ky.us
-cc.la.us
-cc.ma.us
-cc.md.us
-cc.me.us
-cc.mi.us
-cc.mn.us
-cc.mo.us
-cc.ms.us
-cc.mt.us
-cc.nc.us
-cc.ne.us
-cc.nh.us
-cc.nj.us
-cc.nm.us
-cc.nv.us
-cc.ny.us
-cc.oh.us
-cc.ok.us
-cc.or.us
-cc.pa.us
-cc.pr.us
-cc.ri.us
-cc.sc.us
-cc.sd.us
-cc.tn.us
-cc.tx.us
-cc.ua
-cc.ut.us
-cc.va.us
-cc.vi.us
-cc.vt.us
-cc.wa.us
-cc.wi.us
-cc.wv.us
-cc.wy.us
-cci.fr
-ccwu.cc
-cd
-cd.eu.org
-cdn-edges.net
-cdn.bubble.io
-cdn.cloudflare.net
-cdn.cloudflareanycast.net
-cdn.cloudflarecn.net
-cdn.cloudflareglobal.net
-cdn.prod.atlassian-dev.net
-cdn77-ssl.net
-cdn77-storage.com
-ce.gov.br
-ce.it
-ce.leg.br
-cechire.com
-center
-centralia.wa.us
-centralindia-01.azurewebsites.net
-centralus-01.azurewebsites.net
-centralus.azurestaticapps.net
-centraluseuap-01.azurewebsites.net
-ceo
-cern
-certification.aero
-cesena-forli.it
-cesenaforli.it
-cf
-cf-ipfs.com
-cfa
-cfd
-cfolks.pl
-cg
-ch
-ch.eu.org
-ch.it
-ch.trendhosting.cloud
-chambagri.fr
-championship.aero
-chanel
-channel
-channelsdvr.net
-charity
-charter.aero
-chase
-chat
-chatgpt.site
-cheap
-cheap.jp
-chef.ec
-chehalis.wa.us
-cherkassy.ua
-cherkasy.ua
-chernigov.ua
-chernihiv.ua
-chernivtsi.ua
-chernovtsy.ua
-chiba.jp
-chicappa.jp
-chichibu.saitama.jp
-chieti.it
-chigasaki.kanagawa.jp
-chihayaakasaka.osaka.jp
-chijiwa.nagasaki.jp
-chikugo.fukuoka.jp
-chikuho.fukuoka.jp
-chikuhoku.nagano.jp
-chikujo.fukuoka.jp
-chikuma.nagano.jp
-chikusei.ibaraki.jp
-chikushino.fukuoka.jp
-chikuzen.fukuoka.jp
-chilecentral-01.azurewebsites.net
-chillout.jp
-chimkent.su
-chino.nagano.jp
-chintai
-chippubetsu.hokkaido.jp
-chips.jp
-chirurgiens-dentistes-en-france.fr
-chirurgiens-dentistes.fr
-chiryu.aichi.jp
-chita.aichi.jp
-chitose.hokkaido.jp
-chiyoda.gunma.jp
-chiyoda.tokyo.jp
-chizu.tottori.jp
-chofu.tokyo.jp
-chonan.chiba.jp
-chosei.chiba.jp
-choshi.chiba.jp
-chowder.jp
-choyo.kumamoto.jp
-christmas
-chrome
-chtr.k12.ma.us
-chu.jp
-chungbuk.kr
-chungnam.kr
-chuo.chiba.jp
-chuo.fukuoka.jp
-chuo.osaka.jp
-chuo.tokyo.jp
-chuo.yamanashi.jp
-church
-ci
-ci.it
-ciao.jp
-ciencia.bo
-cieszyn.pl
-cim.br
-cipriani
-circle
-cisco
-ciscofreak.com
-cistron.nl
-citadel
-citi
-citic
-city
-city.hu
-civilaviation.aero
-ck.ua
-cl
-cl.it
-claims
-clan.rip
-claude.app
-claudeusercontent.com
-cleaning
-clerk.app
-clerkstage.app
-cleverapps.cc
-cleverapps.io
-cleverapps.tech
-click
-clickrising.net
-client.scrypted.io
-clinic
-clinique
-clothing
-cloud
-cloud-ip.biz
-cloud-ip.cc
-cloud.fedoraproject.org
-cloud.goog
-cloud.interhostsolutions.be
-cloud.nospamproxy.com
-cloud.run
-cloud66.ws
-cloudaccess.host
-cloudaccess.net
-cloudapp.net
-cloudbeesusercontent.io
-cloudflare-ipfs.com
-cloudflare.app
-cloudflare.net
-cloudfront.net
-cloudfunctions.net
-cloudjiffy.net
-cloudns.asia
-cloudns.be
-cloudns.biz
-cloudns.cc
-cloudns.ch
-cloudns.cl
-cloudns.club
-cloudns.cx
-cloudns.eu
-cloudns.in
-cloudns.info
-cloudns.nz
-cloudns.org
-cloudns.ph
-cloudns.pro
-cloudns.pw
-cloudns.us
-cloudsite.builders
-cloudycluster.net
-club
-club.aero
-club.tw
-clubmed
-cm
-cn
-cn-north-1.eb.amazonaws.com.cn
-cn-northwest-1.eb.amazonaws.com.cn
-cn.com
-cn.eu.org
-cn.in
-cn.it
-cn.ua
-cng.br
-cnpy.gdn
-cnt.br
-co
-co.ae
-co.ag
-co.am
-co.ao
-co.at
-co.az
-co.bb
-co.bd
-co.bi
-co.biz.ng
-co.bj
-co.bn
-co.business
-co.bw
-co.bz
-co.ca
-co.ci
-co.cl
-co.cm
-co.com
-co.cr
-co.cz
-co.de
-co.dk
-co.dm
-co.education
-co.events
-co.financial
-co.gg
-co.gl
-co.gy
-co.hu
-co.id
-co.il
-co.im
-co.in
-co.io
-co.ir
-co.it
-co.je
-co.jp
-co.ke
-co.kr
-co.krd
-co.lc
-co.ls
-co.ma
-co.me
-co.mg
-co.mu
-co.mw
-co.mz
-co.na
-co.network
-co.ni
-co.nl
-co.no
-co.nz
-co.om
-co.pl
-co.place
-co.pn
-co.ro
-co.rs
-co.rw
-co.scot
-co.site
-co.ss
-co.st
-co.sz
-co.technology
-co.th
-co.tj
-co.tm
-co.tt
-co.tz
-co.ua
-co.ug
-co.uk
-co.us
-co.uz
-co.ve
-co.vi
-co.za
-co.zm
-co.zw
-coach
-cockpit.fr-par.scw.cloud
-cockpit.nl-ams.scw.cloud
-cockpit.pl-waw.scw.cloud
-cocotte.jp
-codeberg.page
-codepen.app
-codepen.dev
-codes
-codespot.com
-coffee
-cog.mi.us
-col.ng
-college
-collegefan.org
-cologne
-com
-com.ac
-com.af
-com.ag
-com.ai
-com.al
-com.am
-com.ar
-com.au
-com.aw
-com.az
-com.ba
-com.bb
-com.bd
-com.bh
-com.bi
-com.bj
-com.bm
-com.bn
-com.bo
-com.br
-com.bs
-com.bt
-com.by
-com.bz
-com.ci
-com.cm
-com.cn
-com.co
-com.cu
-com.cv
-com.cw
-com.cy
-com.de
-com.dm
-com.do
-com.dz
-com.ec
-com.ee
-com.eg
-com.es
-com.et
-com.fj
-com.fm
-com.fr
-com.ge
-com.gh
-com.gi
-com.gl
-com.gn
-com.gp
-com.gr
-com.gt
-com.gu
-com.gy
-com.hk
-com.hn
-com.hr
-com.ht
-com.im
-com.in
-com.io
-com.iq
-com.jo
-com.kg
-com.kh
-com.ki
-com.km
-com.kp
-com.kw
-com.ky
-com.kz
-com.la
-com.lb
-com.lc
-com.lk
-com.lr
-com.lv
-com.ly
-com.mg
-com.mk
-com.ml
-com.mo
-com.ms
-com.mt
-com.mu
-com.mv
-com.mw
-com.mx
-com.my
-com.na
-com.nf
-com.ng
-com.ni
-com.nr
-com.om
-com.pa
-com.pe
-com.pf
-com.ph
-com.pk
-com.pl
-com.pr
-com.ps
-com.pt
-com.py
-com.qa
-com.re
-com.ro
-com.ru
-com.sa
-com.sb
-com.sc
-com.sd
-com.se
-com.sg
-com.sh
-com.sl
-com.sn
-com.so
-com.ss
-com.st
-com.sv
-com.sy
-com.tj
-com.tm
-com.tn
-com.to
-com.tr
-com.tt
-com.tw
-com.ua
-com.ug
-com.uy
-com.uz
-com.vc
-com.ve
-com.vi
-com.vn
-com.vu
-com.ws
-com.ye
-com.zm
-commbank
-commune.am
-community
-community-pro.de
-community-pro.net
-como.it
-company
-compare
-computer
-comsec
-condos
-conf.au
-conf.lv
-conference.aero
-conn.uk
-consent-portal.bedrock-agentcore.ap-northeast-1.amazonaws.com
-consent-portal.bedrock-agentcore.ap-northeast-2.amazonaws.com
-consent-portal.bedrock-agentcore.ap-south-1.amazonaws.com
-consent-portal.bedrock-agentcore.ap-south-2.amazonaws.com
-consent-portal.bedrock-agentcore.ap-southeast-1.amazonaws.com
-consent-portal.bedrock-agentcore.ap-southeast-2.amazonaws.com
-consent-portal.bedrock-agentcore.ap-southeast-5.amazonaws.com
-consent-portal.bedrock-agentcore.ap-southeast-7.amazonaws.com
-consent-portal.bedrock-agentcore.ca-central-1.amazonaws.com
-consent-portal.bedrock-agentcore.eu-central-1.amazonaws.com
-consent-portal.bedrock-agentcore.eu-north-1.amazonaws.com
-consent-portal.bedrock-agentcore.eu-south-1.amazonaws.com
-consent-portal.bedrock-agentcore.eu-south-2.amazonaws.com
-consent-portal.bedrock-agentcore.eu-west-1.amazonaws.com
-consent-portal.bedrock-agentcore.eu-west-2.amazonaws.com
-consent-portal.bedrock-agentcore.eu-west-3.amazonaws.com
-consent-portal.bedrock-agentcore.sa-east-1.amazonaws.com
-consent-portal.bedrock-agentcore.us-east-1.amazonaws.com
-consent-portal.bedrock-agentcore.us-east-2.amazonaws.com
-consent-portal.bedrock-agentcore.us-gov-west-1.amazonaws.com
-consent-portal.bedrock-agentcore.us-west-1.amazonaws.com
-consent-portal.bedrock-agentcore.us-west-2.amazonaws.com
-construction
-consulado.st
-consultant.aero
-consulting
-consulting.aero
-cont.ec
-contact
-contagem.br
-contractors
-control.aero
-convex.app
-convex.cloud
-convex.site
-cooking
-cool
-coolblog.jp
-coop
-coop.ar
-coop.br
-coop.ht
-coop.in
-coop.km
-coop.mv
-coop.mw
-coop.py
-coop.rw
-cooperativa.bo
-copro.uk
-corespeed.app
-corsica
-cosenza.it
-couchpotatofries.org
-council.aero
-country
-coupon
-coupons
-courses
-coz.br
-cpa
-cpa.ec
-cpa.pro
-cpanel.site
-cprapid.com
-cpserver.com
-cq.cn
-cr
-cr.it
-cr.ua
-craft.me
-cranky.jp
-crap.jp
-crd.co
-credit
-creditcard
-creditunion
-cremona.it
-crew.aero
-cri.br
-cri.nz
-cricket
-crimea.ua
-crotone.it
-crown
-crs
-cruise
-cruises
-cs.in
-cs.it
-cs.keliweb.cloud
-csb.app
-csx.cc
-ct.it
-ct.us
-ctfcloud.net
-cu
-cue.ec
-cuiaba.br
-cuisinella
-cuneo.it
-curitiba.br
-cust.cloudscale.ch
-cust.dev.thingdust.io
-cust.disrec.thingdust.io
-cust.prod.thingdust.io
-cust.retrosnub.co.uk
-cust.testing.thingdust.io
-custom.metacentrum.cz
-customer.mythic-beasts.com
-customer.speedpartner.de
-cutegirl.jp
-cv
-cv.ua
-cw
-cx
-cx.ua
-cy
-cy.eu.org
-cyb.ge
-cymru
-cyon.link
-cyon.site
-cyou
-cz
-cz.eu.org
-cz.it
-czeladz.pl
-czest.pl
-d.bg
-d.gv.vc
-d.se
-d6.ply.gg
-daa.jp
-dad
-daegu.kr
-daejeon.kr
-daemon.asia
-daemon.panel.gg
-dagestan.ru
-dagestan.su
-daigo.ibaraki.jp
-daisen.akita.jp
-daito.osaka.jp
-daiwa.hiroshima.jp
-daklak.vn
-daknong.vn
-damnserver.com
-danang.vn
-dance
-darklang.io
-data
-date
-date.fukushima.jp
-date.hokkaido.jp
-dating
-datsun
-dattolocal.com
-dattolocal.net
-dattorelay.com
-dattoweb.com
-davvenjarga.no
-davvesiida.no
-day
-daynight.jp
-dazaifu.fukuoka.jp
-dc.us
-dclk
-ddl.fr-par.scw.cloud
-ddl.nl-ams.scw.cloud
-ddl.pl-waw.scw.cloud
-ddns-ip.net
-ddns.berlin
-ddns.me
-ddns.net
-ddns.wtf
-ddnsfree.com
-ddnsgeek.com
-ddnsguru.com
-ddnsking.com
-ddnss.de
-ddnss.org
-ddnssec.de
-dds
-de
-de.com
-de.cool
-de.eu.org
-de.object.ncloudstorage.com
-de.trendhosting.cloud
-de.us
-de5.net
-deal
-dealer
-deals
-deatnu.no
-debian.net
-deca.jp
-deci.jp
-dedibox.fr
-dedyn.io
-def.br
-definima.io
-definima.net
-degree
-delhi.in
-delivery
-dell
-dell-ogliastra.it
-dellogliastra.it
-deloitte
-delta
-demo.datadetect.com
-demo.jelastic.com
-democracia.bo
-democrat
-demon.nl
-denmarkeast-01.azurewebsites.net
-deno-staging.dev
-deno.dev
-deno.net
-dent.ec
-dental
-dentist
-dep.no
-deployagent.com
-deployagent.space
-deporte.bo
-des.br
-desa.id
-desi
-design
-design.aero
-det.br
-deus-canvas.com
-deuxfleurs.eu
-deuxfleurs.page
-dev
-dev.br
-dev.cv
-dev.project-study.com
-development.run
-devices.resinstaging.io
-df.gov.br
-df.leg.br
-dfirma.pl
-dgca.aero
-dgn.ec
-dhl
-diadem.cloud
-diamonds
-dielddanuorri.no
-dienbien.vn
-diet
-digick.jp
-digital
-direct
-direct.quickconnect.cn
-direct.quickconnect.to
-directory
-directwp.eu
-disco.ec
-discordsays.com
-discordsez.com
-discount
-discourse.diy
-discourse.group
-discourse.team
-discover
-dish
-diskstation.me
-diskussionsbereich.de
-ditchyourip.com
-divtasvuodna.no
-divttasvuotna.no
-dix.asia
-diy
-dj
-dk
-dk.eu.org
-dkonto.pl
-dl.biz.ng
-dlugoleka.pl
-dm
-dn.ua
-dnepropetrovsk.ua
-dni.us
-dnipropetrovsk.ua
-dnp
-dns-cloud.net
-dns-dynamic.net
-dnsabr.com
-dnsalias.com
-dnsalias.net
-dnsalias.org
-dnsdojo.com
-dnsdojo.net
-dnsdojo.org
-dnsfor.me
-dnshome.at
-dnshome.cloud
-dnshome.de
-dnshome.eu
-dnshome.it
-dnsiskinky.com
-dnsking.ch
-dnsup.net
-dnsupdate.info
-dnsupdater.de
-do
-doc.ec
-docs
-doctor
-does-it.net
-doesntexist.com
-doesntexist.org
-dog
-dojin.com
-domains
-donetsk.ua
-dongnai.vn
-dongthap.vn
-donna.no
-dontexist.com
-dontexist.net
-dontexist.org
-doomdns.com
-doomdns.org
-dopaas.com
-doshi.yamanashi.jp
-dot
-dovre.no
-download
-dp.ua
-dpdns.org
-dr.in
-dr.tr
-drammen.no
-drangedal.no
-drayddns.com
-dreamhosters.com
-drive
-drive-platform.com
-drive-platform.io
-drobak.no
-drr.ac
-dscloud.biz
-dscloud.me
-dscloud.mobi
-dsmynas.com
-dsmynas.net
-dsmynas.org
-dst.mi.us
-dtv
-dtwh.fr-par.scw.cloud
-dtwh.nl-ams.scw.cloud
-dtwh.pl-waw.scw.cloud
-dubai
-duckdns.org
-dupont
-durban
-durumis.com
-dvag
-dvr
-dvrcam.info
-dvrdns.org
-dy.fi
-dyn-berlin.de
-dyn-ip24.de
-dyn-o-saur.com
-dyn.addr.tools
-dyn.cosidns.de
-dyn.ddnss.de
-dyn.home-webserver.de
-dyn.now
-dynalias.com
-dynalias.net
-dynalias.org
-dynamic-dns.info
-dynamisches-dns.de
-dynathome.net
-dyndns-at-home.com
-dyndns-at-work.com
-dyndns-blog.com
-dyndns-free.com
-dyndns-home.com
-dyndns-ip.com
-dyndns-mail.com
-dyndns-office.com
-dyndns-pics.com
-dyndns-remote.com
-dyndns-server.com
-dyndns-web.com
-dyndns-wiki.com
-dyndns-work.com
-dyndns.biz
-dyndns.dappnode.io
-dyndns.ddnss.de
-dyndns.info
-dyndns.org
-dyndns.tv
-dyndns.ws
-dyndns1.de
-dyndnssec.de
-dynns.com
-dynserv.org
-dynu.net
-dynuddns.com
-dynuddns.net
-dynuhosting.com
-dynv6.net
-dyroy.no
-dz
-e.bg
-e.id
-e.se
-e12.ve
-e164.arpa
-e2b.app
-e4.cz
-earth
-east-kazakhstan.su
-eastasia-01.azurewebsites.net
-eastasia.azurestaticapps.net
-eastasiastage-01.azurewebsites.net
-eastus-01.azurewebsites.net
-eastus2-01.azurewebsites.net
-eastus2.azurestaticapps.net
-eastus2euap-01.azurewebsites.net
-eastus3-01.azurewebsites.net
-easypanel.app
-easypanel.host
-eat
-eating-organic.net
-eaton.mi.us
-ebetsu.hokkaido.jp
-ebina.kanagawa.jp
-ebino.miyazaki.jp
-ebiz.tw
-ec
-ec.cc
-echizen.fukui.jp
-ecn.br
-eco
-eco.bj
-eco.br
-ecologia.bo
-ecommerce-shop.pl
-econo.bj
-economia.bo
-ed.ao
-ed.ci
-ed.cr
-ed.jp
-edeka
-edgecompute.app
-edgekey-staging.net
-edgekey.net
-edgestack.me
-edgesuite-staging.net
-edgesuite.net
-editorx.io
-edogawa.tokyo.jp
-edu
-edu.ac
-edu.af
-edu.al
-edu.ao
-edu.ar
-edu.au
-edu.az
-edu.ba
-edu.bb
-edu.bd
-edu.bh
-edu.bi
-edu.bj
-edu.bm
-edu.bn
-edu.bo
-edu.br
-edu.bs
-edu.bt
-edu.bz
-edu.ci
-edu.cn
-edu.co
-edu.cu
-edu.cv
-edu.cw
-edu.dm
-edu.do
-edu.dz
-edu.ec
-edu.ee
-edu.eg
-edu.es
-edu.et
-edu.eu.org
-edu.fj
-edu.fm
-edu.gd
-edu.ge
-edu.gh
-edu.gi
-edu.gl
-edu.gn
-edu.gp
-edu.gr
-edu.gt
-edu.gu
-edu.gy
-edu.hk
-edu.hn
-edu.ht
-edu.in
-edu.io
-edu.iq
-edu.it
-edu.jo
-edu.kg
-edu.kh
-edu.ki
-edu.km
-edu.kn
-edu.kp
-edu.krd
-edu.kw
-edu.ky
-edu.kz
-edu.la
-edu.lb
-edu.lc
-edu.lk
-edu.lr
-edu.ls
-edu.lv
-edu.ly
-edu.me
-edu.mg
-edu.mk
-edu.ml
-edu.mn
-edu.mo
-edu.ms
-edu.mt
-edu.mv
-edu.mw
-edu.mx
-edu.my
-edu.mz
-edu.ng
-edu.ni
-edu.nr
-edu.om
-edu.pa
-edu.pe
-edu.pf
-edu.ph
-edu.pk
-edu.pl
-edu.pn
-edu.pr
-edu.ps
-edu.pt
-edu.py
-edu.qa
-edu.rs
-edu.ru
-edu.sa
-edu.sb
-edu.sc
-edu.sd
-edu.sg
-edu.sl
-edu.sn
-edu.so
-edu.ss
-edu.st
-edu.sv
-edu.sy
-edu.tj
-edu.tm
-edu.to
-edu.tr
-edu.tt
-edu.tw
-edu.ua
-edu.ug
-edu.uy
-edu.vc
-edu.ve
-edu.vg
-edu.vn
-edu.vu
-edu.ws
-edu.ye
-edu.za
-edu.zm
-education
-educator.aero
-edugit.io
-ee
-ee.eu.org
-eek.jp
-eero-stage.online
-eero.online
-eg
-egersund.no
-egoism.jp
-ehime.jp
-eid.no
-eidfjord.no
-eidsberg.no
-eidskog.no
-eidsvoll.no
-eigersund.no
-eiheiji.fukui.jp
-ekloges.cy
-elastic.k2.cloud
-elasticbeanstalk.com
-elblag.pl
-elementor.cloud
-elementor.cool
-eliv-api.kr
-eliv-cdn.kr
-eliv-dns.kr
-elk.pl
-elverum.no
-email
-emb.kw
-embaixada.st
-embetsu.hokkaido.jp
-emerck
-emergency.aero
-emergent.cloud
-emergent.host
-emilia-romagna.it
-emiliaromagna.it
-emp.br
-emprende.ve
-empresa.bo
-emr.it
-emrappui-prod.af-south-1.amazonaws.com
-emrappui-prod.ap-east-1.amazonaws.com
-emrappui-prod.ap-northeast-1.amazonaws.com
-emrappui-prod.ap-northeast-2.amazonaws.com
-emrappui-prod.ap-northeast-3.amazonaws.com
-emrappui-prod.ap-south-1.amazonaws.com
-emrappui-prod.ap-south-2.amazonaws.com
-emrappui-prod.ap-southeast-1.amazonaws.com
-emrappui-prod.ap-southeast-2.amazonaws.com
-emrappui-prod.ap-southeast-3.amazonaws.com
-emrappui-prod.ap-southeast-4.amazonaws.com
-emrappui-prod.ca-central-1.amazonaws.com
-emrappui-prod.ca-west-1.amazonaws.com
-emrappui-prod.cn-north-1.amazonaws.com.cn
-emrappui-prod.cn-northwest-1.amazonaws.com.cn
-emrappui-prod.eu-central-1.amazonaws.com
-emrappui-prod.eu-central-2.amazonaws.com
-emrappui-prod.eu-north-1.amazonaws.com
-emrappui-prod.eu-south-1.amazonaws.com
-emrappui-prod.eu-south-2.amazonaws.com
-emrappui-prod.eu-west-1.amazonaws.com
-emrappui-prod.eu-west-2.amazonaws.com
-emrappui-prod.eu-west-3.amazonaws.com
-emrappui-prod.il-central-1.amazonaws.com
-emrappui-prod.me-central-1.amazonaws.com
-emrappui-prod.me-south-1.amazonaws.com
-emrappui-prod.sa-east-1.amazonaws.com
-emrappui-prod.us-east-1.amazonaws.com
-emrappui-prod.us-east-2.amazonaws.com
-emrappui-prod.us-gov-east-1.amazonaws.com
-emrappui-prod.us-gov-west-1.amazonaws.com
-emrappui-prod.us-west-1.amazonaws.com
-emrappui-prod.us-west-2.amazonaws.com
-emrnotebooks-prod.af-south-1.amazonaws.com
-emrnotebooks-prod.ap-east-1.amazonaws.com
-emrnotebooks-prod.ap-northeast-1.amazonaws.com
-emrnotebooks-prod.ap-northeast-2.amazonaws.com
-emrnotebooks-prod.ap-northeast-3.amazonaws.com
-emrnotebooks-prod.ap-south-1.amazonaws.com
-emrnotebooks-prod.ap-south-2.amazonaws.com
-emrnotebooks-prod.ap-southeast-1.amazonaws.com
-emrnotebooks-prod.ap-southeast-2.amazonaws.com
-emrnotebooks-prod.ap-southeast-3.amazonaws.com
-emrnotebooks-prod.ap-southeast-4.amazonaws.com
-emrnotebooks-prod.ca-central-1.amazonaws.com
-emrnotebooks-prod.ca-west-1.amazonaws.com
-emrnotebooks-prod.cn-north-1.amazonaws.com.cn
-emrnotebooks-prod.cn-northwest-1.amazonaws.com.cn
-emrnotebooks-prod.eu-central-1.amazonaws.com
-emrnotebooks-prod.eu-central-2.amazonaws.com
-emrnotebooks-prod.eu-north-1.amazonaws.com
-emrnotebooks-prod.eu-south-1.amazonaws.com
-emrnotebooks-prod.eu-south-2.amazonaws.com
-emrnotebooks-prod.eu-west-1.amazonaws.com
-emrnotebooks-prod.eu-west-2.amazonaws.com
-emrnotebooks-prod.eu-west-3.amazonaws.com
-emrnotebooks-prod.il-central-1.amazonaws.com
-emrnotebooks-prod.me-central-1.amazonaws.com
-emrnotebooks-prod.me-south-1.amazonaws.com
-emrnotebooks-prod.sa-east-1.amazonaws.com
-emrnotebooks-prod.us-east-1.amazonaws.com
-emrnotebooks-prod.us-east-2.amazonaws.com
-emrnotebooks-prod.us-gov-east-1.amazonaws.com
-emrnotebooks-prod.us-gov-west-1.amazonaws.com
-emrnotebooks-prod.us-west-1.amazonaws.com
-emrnotebooks-prod.us-west-2.amazonaws.com
-emrstudio-prod.af-south-1.amazonaws.com
-emrstudio-prod.ap-east-1.amazonaws.com
-emrstudio-prod.ap-northeast-1.amazonaws.com
-emrstudio-prod.ap-northeast-2.amazonaws.com
-emrstudio-prod.ap-northeast-3.amazonaws.com
-emrstudio-prod.ap-south-1.amazonaws.com
-emrstudio-prod.ap-south-2.amazonaws.com
-emrstudio-prod.ap-southeast-1.amazonaws.com
-emrstudio-prod.ap-southeast-2.amazonaws.com
-emrstudio-prod.ap-southeast-3.amazonaws.com
-emrstudio-prod.ap-southeast-4.amazonaws.com
-emrstudio-prod.ca-central-1.amazonaws.com
-emrstudio-prod.ca-west-1.amazonaws.com
-emrstudio-prod.cn-north-1.amazonaws.com.cn
-emrstudio-prod.cn-northwest-1.amazonaws.com.cn
-emrstudio-prod.eu-central-1.amazonaws.com
-emrstudio-prod.eu-central-2.amazonaws.com
-emrstudio-prod.eu-north-1.amazonaws.com
-emrstudio-prod.eu-south-1.amazonaws.com
-emrstudio-prod.eu-south-2.amazonaws.com
-emrstudio-prod.eu-west-1.amazonaws.com
-emrstudio-prod.eu-west-2.amazonaws.com
-emrstudio-prod.eu-west-3.amazonaws.com
-emrstudio-prod.il-central-1.amazonaws.com
-emrstudio-prod.me-central-1.amazonaws.com
-emrstudio-prod.me-south-1.amazonaws.com
-emrstudio-prod.sa-east-1.amazonaws.com
-emrstudio-prod.us-east-1.amazonaws.com
-emrstudio-prod.us-east-2.amazonaws.com
-emrstudio-prod.us-gov-east-1.amazonaws.com
-emrstudio-prod.us-gov-west-1.amazonaws.com
-emrstudio-prod.us-west-1.amazonaws.com
-emrstudio-prod.us-west-2.amazonaws.com
-en.it
-ena.gifu.jp
-encoreapi.com
-encr.app
-endofinternet.net
-endofinternet.org
-endoftheinternet.org
-enebakk.no
-energy
-enf.br
-eng.br
-eng.ec
-eng.jo
-eng.pro
-engerdal.no
-engine.aero
-engineer
-engineer.aero
-engineering
-eniwa.hokkaido.jp
-enna.it
-ens.tn
-enscaled.sg
-ent.platform.sh
-enterprisecloud.nu
-enterprises
-entertainment.aero
-epson
-equipment
-equipment.aero
-er.in
-ericsson
-erimo.hokkaido.jp
-erni
-erotica.hu
-erotika.hu
-erp.dev
-es
-es-1.axarnet.cloud
-es.eu.org
-es.gov.br
-es.kr
-es.leg.br
-esan.hokkaido.jp
-esashi.hokkaido.jp
-esm.ec
-esp.br
-esq
-est-a-la-maison.com
-est-a-la-masion.com
-est-le-patron.com
-est-mon-blogueur.com
-est.pr
-estate
-et
-etajima.hiroshima.jp
-etc.br
-eti.br
-etne.no
-etnedal.no
-eu
-eu-1.evennode.com
-eu-2.evennode.com
-eu-3.evennode.com
-eu-4.evennode.com
-eu-central-1.elasticbeanstalk.com
-eu-central-2.elasticbeanstalk.com
-eu-north-1.elasticbeanstalk.com
-eu-south-1.elasticbeanstalk.com
-eu-south-2.elasticbeanstalk.com
-eu-west-1.convex.cloud
-eu-west-1.convex.site
-eu-west-1.elasticbeanstalk.com
-eu-west-2.elasticbeanstalk.com
-eu-west-3.elasticbeanstalk.com
-eu.cc
-eu.com
-eu.encoway.cloud
-eu.int
-eu.meteorapp.com
-eu.ngrok.io
-eu.org
-eu.platform.sh
-eu.pythonanywhere.com
-eu1-plenit.com
-eun.eg
-eurodir.ru
-eurovision
-eus
-evenassi.no
-evenes.no
-events
-evje-og-hornnes.no
-exchange
-exchange.aero
-exe.xyz
-execute-api.af-south-1.amazonaws.com
-execute-api.ap-east-1.amazonaws.com
-execute-api.ap-northeast-1.amazonaws.com
-execute-api.ap-northeast-2.amazonaws.com
-execute-api.ap-northeast-3.amazonaws.com
-execute-api.ap-south-1.amazonaws.com
-execute-api.ap-south-2.amazonaws.com
-execute-api.ap-southeast-1.amazonaws.com
-execute-api.ap-southeast-2.amazonaws.com
-execute-api.ap-southeast-3.amazonaws.com
-execute-api.ap-southeast-4.amazonaws.com
-execute-api.ap-southeast-5.amazonaws.com
-execute-api.ca-central-1.amazonaws.com
-execute-api.ca-west-1.amazonaws.com
-execute-api.cn-north-1.amazonaws.com.cn
-execute-api.cn-northwest-1.amazonaws.com.cn
-execute-api.eu-central-1.amazonaws.com
-execute-api.eu-central-2.amazonaws.com
-execute-api.eu-north-1.amazonaws.com
-execute-api.eu-south-1.amazonaws.com
-execute-api.eu-south-2.amazonaws.com
-execute-api.eu-west-1.amazonaws.com
-execute-api.eu-west-2.amazonaws.com
-execute-api.eu-west-3.amazonaws.com
-execute-api.il-central-1.amazonaws.com
-execute-api.me-central-1.amazonaws.com
-execute-api.me-south-1.amazonaws.com
-execute-api.sa-east-1.amazonaws.com
-execute-api.us-east-1.amazonaws.com
-execute-api.us-east-2.amazonaws.com
-execute-api.us-gov-east-1.amazonaws.com
-execute-api.us-gov-west-1.amazonaws.com
-execute-api.us-west-1.amazonaws.com
-execute-api.us-west-2.amazonaws.com
-exnet.su
-expert
-experts-comptables.fr
-expo.app
-exposed
-express
-express.aero
-extraspace
-ezproxy.kuleuven.be
-f.bg
-f.se
-f5.si
-fage
-fail
-fairwinds
-faith
-fakefur.jp
-fam.pk
-family
-familyds.com
-familyds.net
-familyds.org
-fan
-fans
-fantasyleague.cc
-far.br
-farm
-farmers
-farsund.no
-fashion
-fashionstore.jp
-fast
-fastly-edge.com
-fastly-terrarium.com
-fastlylb.net
-fastvps-server.com
-fastvps.host
-fastvps.site
-fauske.no
-fbx-os.fr
-fbxos.fr
-fc.it
-fe.it
-federation.aero
-fedex
-fedje.no
-fedorainfracloud.org
-fedorapeople.org
-feedback
-feedback.ac
-feira.br
-fem.jp
-fentiger.mythic-beasts.com
-fermo.it
-ferrara.it
-ferrari
-ferrero
-feste-ip.net
-fet.no
-fetsund.no
-fg.it
-fh-muenster.io
-fh.se
-fhs.no
-fhsk.se
-fhv.se
-fi
-fi.cloudplatform.fi
-fi.cr
-fi.eu.org
-fi.it
-fidelity
-fido
-fie.ee
-figma-gov.site
-figma.site
-file.core.usgovcloudapi.net
-file.core.windows.net
-filegear-sg.me
-filegear.me
-film
-film.hu
-fin.ec
-fin.in
-fin.tn
-final
-finance
-financial
-finnoy.no
-fire
-firebaseapp.com
-firenze.it
-firestone
-firewall-gateway.com
-firewall-gateway.de
-firewall-gateway.net
-firewalledreplit.co
-firm.dk
-firm.ht
-firm.in
-firm.nf
-firm.ng
-firm.ro
-firm.ve
-firmdale
-fish
-fishing
-fit
-fitjar.no
-fitness
-fj
-fj.cn
-fjaler.no
-fjell.no
-fl.us
-fla.no
-flakstad.no
-flatanger.no
-fldrv.com
-flekkefjord.no
-flesberg.no
-flickr
-flier.jp
-flight.aero
-flights
-flir
-flog.br
-flop.jp
-floppy.jp
-flora.no
-florence.it
-floripa.br
-florist
-floro.no
-flowers
-flt.cloud.muni.cz
-flutterflow.app
-fly
-fly.dev
-fm
-fm.br
-fm.it
-fm.jo
-fm.no
-fnc.fr-par.scw.cloud
-fnd.br
-fo
-foggia.it
-folkebibl.no
-folldal.no
-foo
-food
-fool.jp
-football
-for-better.biz
-for-more.biz
-for-our.info
-for-some.biz
-for-the.biz
-ford
-forde.no
-forex
-forgeblocks.com
-forgot.her.name
-forgot.his.name
-forks.wa.us
-forli-cesena.it
-forlicesena.it
-forms.ac
-forsale
-forsand.no
-fortal.br
-forum
-forum.hu
-forumz.info
-fosnes.no
-fot.br
-fot.ec
-foundation
-fox
-foz.br
-fr
-fr-1.paas.massivegrid.net
-fr-par-1.baremetal.scw.cloud
-fr-par-2.baremetal.scw.cloud
-fr.eu.org
-fr.it
-fra1-de.cloudjiffy.net
-frame.claudeusercontent.com
-framer.ai
-framer.app
-framer.media
-framer.photos
-framer.website
-framer.wiki
-framercanvas.com
-frana.no
-francecentral-01.azurewebsites.net
-francesouth-01.azurewebsites.net
-fredrikstad.no
-free
-freebox-os.com
-freebox-os.fr
-freeboxos.com
-freeboxos.fr
-freeddns.org
-freeddns.us
-freedesktop.org
-freemyip.com
-freesite.host
-freetls.fastly.net
-freight.aero
-frenchkiss.jp
-fresenius
-friuli-v-giulia.it
-friuli-ve-giulia.it
-friuli-vegiulia.it
-friuli-venezia-giulia.it
-friuli-veneziagiulia.it
-friuli-vgiulia.it
-friuliv-giulia.it
-friulive-giulia.it
-friulivegiulia.it
-friulivenezia-giulia.it
-friuliveneziagiulia.it
-friulivgiulia.it
-frl
-frogans
-frogn.no
-froland.no
-from-ak.com
-from-al.com
-from-ar.com
-from-az.net
-from-ca.com
-from-co.net
-from-ct.com
-from-dc.com
-from-de.com
-from-fl.com
-from-ga.com
-from-hi.com
-from-ia.com
-from-id.com
-from-il.com
-from-in.com
-from-ks.com
-from-ky.com
-from-la.net
-from-ma.com
-from-md.com
-from-me.org
-from-mi.com
-from-mn.com
-from-mo.com
-from-ms.com
-from-mt.com
-from-nc.com
-from-nd.com
-from-ne.com
-from-nh.com
-from-nj.com
-from-nm.com
-from-nv.com
-from-ny.net
-from-oh.com
-from-ok.com
-from-or.com
-from-pa.com
-from-pr.com
-from-ri.com
-from-sc.com
-from-sd.com
-from-tn.com
-from-tx.com
-from-ut.com
-from-va.com
-from-vt.com
-from-wa.com
-from-wi.com
-from-wv.com
-from-wy.com
-from.hr
-from.tv
-frontend.encr.app
-frontier
-frosinone.it
-frosta.no
-froya.no
-fspages.org
-fst.br
-ftpaccess.cc
-ftr
-fuchu.hiroshima.jp
-fuchu.tokyo.jp
-fuchu.toyama.jp
-fudai.iwate.jp
-fuefuki.yamanashi.jp
-fuel.aero
-fuettertdasnetz.de
-fuji.shizuoka.jp
-fujieda.shizuoka.jp
-fujiidera.osaka.jp
-fujikawa.shizuoka.jp
-fujikawa.yamanashi.jp
-fujikawaguchiko.yamanashi.jp
-fujimi.nagano.jp
-fujimi.saitama.jp
-fujimino.saitama.jp
-fujinomiya.shizuoka.jp
-fujioka.gunma.jp
-fujisato.akita.jp
-fujisawa.iwate.jp
-fujisawa.kanagawa.jp
-fujishiro.ibaraki.jp
-fujitsu
-fujiyoshida.yamanashi.jp
-fukagawa.hokkaido.jp
-fukaya.saitama.jp
-fukuchi.fukuoka.jp
-fukuchiyama.kyoto.jp
-fukudomi.saga.jp
-fukui.fukui.jp
-fukui.jp
-fukumitsu.toyama.jp
-fukuoka.jp
-fukuroi.shizuoka.jp
-fukusaki.hyogo.jp
-fukushima.fukushima.jp
-fukushima.hokkaido.jp
-fukushima.jp
-fukuyama.hiroshima.jp
-fun
-funabashi.chiba.jp
-funagata.yamagata.jp
-funahashi.toyama.jp
-functions.fnc.fr-par.scw.cloud
-fund
-funnels.cx
-fuoisku.no
-fuossko.no
-furano.hokkaido.jp
-furniture
-furubira.hokkaido.jp
-furudono.fukushima.jp
-furukawa.miyagi.jp
-fusa.no
-fuso.aichi.jp
-fussa.tokyo.jp
-futaba.fukushima.jp
-futbol
-futsu.nagasaki.jp
-futtsu.chiba.jp
-futurehosting.at
-futuremailing.at
-fvg.it
-fyi
-fylkesbibl.no
-fyresdal.no
-g.bg
-g.se
-g12.br
-ga
-ga.us
-gadget.app
-gadget.host
-gaivuotna.no
-gal
-gal.ec
-gallery
-gallo
-gallup
-galsa.no
-gamagori.aichi.jp
-game
-game-host.org
-game-server.cc
-game.tw
-games
-games.hu
-gamo.shiga.jp
-gamvik.no
-gangaviika.no
-gangwon.kr
-gap
-garden
-gaular.no
-gausdal.no
-gay
-gb
-gb.net
-gbiz
-gc.ca
-gcp.databricksapps.com
-gd
-gd.cn
-gda.pl
-gdansk.pl
-gdn
-gdynia.pl
-ge
-ge.it
-gea
-geek.nz
-geekgalaxy.com
-gehirn.ne.jp
-geisei.kochi.jp
-gen.in
-gen.mi.us
-gen.ng
-gen.nz
-gen.tr
-genkai.saga.jp
-genoa.it
-genova.it
-gent
-gentapps.com
-genting
-gentlentapis.com
-geo.br
-george
-georgia.su
-germanynorth-01.azurewebsites.net
-germanywestcentral-01.azurewebsites.net
-getmyip.com
-gets-it.net
-gf
-gg
-ggee
-ggf.br
-ggff.net
-gh
-gh.srv.us
-gi
-gialai.vn
-giehtavuoatna.no
-gielda.no
-gift
-gifts
-gifu.gifu.jp
-gifu.jp
-gig-harbor.wa.us
-giize.com
-gildeskal.no
-ginan.gifu.jp
-ginowan.okinawa.jp
-ginoza.okinawa.jp
-girlfriend.jp
-girly.jp
-giske.no
-git-pages.rit.edu
-git-repos.de
-gitbook.io
-github.app
-github.io
-githubpreview.dev
-githubusercontent.com
-gitlab.io
-gitpage.si
-gives
-giving
-gjemnes.no
-gjerdrum.no
-gjerstad.no
-gjesdal.no
-gjovik.no
-gkp.pk
-gl
-gl.srv.us
-glass
-gle
-gleeze.com
-glideos.app
-gliding.aero
-gliwice.pl
-global
-global.prod.fastly.net
-global.ssl.fastly.net
-globo
-glogow.pl
-gloomy.jp
-gloppen.no
-glug.org.uk
-gm
-gmail
-gmbh
-gmina.pl
-gmo
-gmx
-gn
-gniezno.pl
-go.biz.ng
-go.ci
-go.cr
-go.dyndns.org
-go.gov.br
-go.id
-go.it
-go.jp
-go.ke
-go.kr
-go.leg.br
-go.th
-go.tj
-go.tz
-go.ug
-gob.ar
-gob.bo
-gob.cl
-gob.cu
-gob.do
-gob.ec
-gob.es
-gob.gt
-gob.hn
-gob.mx
-gob.ni
-gob.pa
-gob.pe
-gob.pk
-gob.sv
-gob.ve
-gobo.wakayama.jp
-godaddy
-godo.gifu.jp
-gog.pk
-goiania.br
-goip.de
-gojome.akita.jp
-gok.pk
-gokase.miyazaki.jp
-gol.no
-gold
-goldpoint
-golf
-golffan.us
-gonna.jp
-gonohe.aomori.jp
-goodyear
-goog
-google
-googleapis.com
-googlecode.com
-gop
-gop.pk
-gorizia.it
-gorlice.pl
-gos.pk
-gose.nara.jp
-gosen.niigata.jp
-goshiki.hyogo.jp
-got
-gotdns.ch
-gotdns.com
-gotdns.org
-gotemba.shizuoka.jp
-goto.nagasaki.jp
-gotpantheon.com
-gotsu.shimane.jp
-goupile.fr
-gouv.ci
-gouv.fr
-gouv.ht
-gouv.km
-gouv.ml
-gouv.sn
-gov
-gov.ac
-gov.ae
-gov.af
-gov.al
-gov.ao
-gov.ar
-gov.as
-gov.au
-gov.az
-gov.ba
-gov.bb
-gov.bd
-gov.bf
-gov.bh
-gov.bm
-gov.bn
-gov.br
-gov.bs
-gov.bt
-gov.bw
-gov.by
-gov.bz
-gov.cd
-gov.cl
-gov.cm
-gov.cn
-gov.co
-gov.cx
-gov.cy
-gov.cz
-gov.dm
-gov.do
-gov.dz
-gov.ec
-gov.ee
-gov.eg
-gov.et
-gov.fj
-gov.gd
-gov.ge
-gov.gh
-gov.gi
-gov.gn
-gov.gr
-gov.gu
-gov.gy
-gov.hk
-gov.ie
-gov.il
-gov.in
-gov.io
-gov.iq
-gov.ir
-gov.it
-gov.jo
-gov.kg
-gov.kh
-gov.ki
-gov.km
-gov.kn
-gov.kp
-gov.kw
-gov.kz
-gov.la
-gov.lb
-gov.lc
-gov.lk
-gov.lr
-gov.ls
-gov.lt
-gov.lv
-gov.ly
-gov.ma
-gov.me
-gov.mg
-gov.mk
-gov.ml
-gov.mn
-gov.mo
-gov.mr
-gov.ms
-gov.mu
-gov.mv
-gov.mw
-gov.my
-gov.mz
-gov.na
-gov.nc.tr
-gov.ng
-gov.nl
-gov.nr
-gov.om
-gov.ph
-gov.pk
-gov.pl
-gov.pn
-gov.pr
-gov.ps
-gov.pt
-gov.pw
-gov.py
-gov.qa
-gov.rs
-gov.ru
-gov.rw
-gov.sa
-gov.sb
-gov.sc
-gov.scot
-gov.sd
-gov.sg
-gov.sh
-gov.sl
-gov.so
-gov.ss
-gov.sx
-gov.sy
-gov.tj
-gov.tl
-gov.tm
-gov.tn
-gov.to
-gov.tr
-gov.tt
-gov.tw
-gov.ua
-gov.ug
-gov.uk
-gov.vc
-gov.ve
-gov.vn
-gov.ws
-gov.ye
-gov.za
-gov.zm
-gov.zw
-government.aero
-govt.nz
-gp
-gq
-gr
-gr.com
-gr.eu.org
-gr.it
-gr.jp
-grafana-dev.net
-grainger
-grajewo.pl
-gran.no
-grane.no
-granvin.no
-graphic.design
-graphics
-gratangen.no
-gratis
-grayjayleagues.com
-greater.jp
-grebedoc.dev
-green
-greta.fr
-grimstad.no
-gripe
-griw.gov.pl
-grocery
-grok.me
-groks-the.info
-groks-this.info
-grondar.za
-grong.no
-grosseto.it
-groundhandling.aero
-group
-group.aero
-grozny.ru
-grozny.su
-grp.lk
-gru.br
-grue.no
-gs
-gs.aa.no
-gs.ah.no
-gs.bu.no
-gs.cn
-gs.fm.no
-gs.hl.no
-gs.hm.no
-gs.jan-mayen.no
-gs.mr.no
-gs.nl.no
-gs.nt.no
-gs.of.no
-gs.ol.no
-gs.oslo.no
-gs.rl.no
-gs.sf.no
-gs.st.no
-gs.svalbard.no
-gs.tm.no
-gs.tr.no
-gs.va.no
-gs.vf.no
-gsj.bz
-gsm.pl
-gt
-gu
-gu.cc
-gu.us
-guam.gu
-gub.uy
-gucci
-guge
-guide
-guitars
-gujarat.in
-gujo.gifu.jp
-gulen.no
-gunma.jp
-guovdageaidnu.no
-guru
-gushikami.okinawa.jp
-gv.ao
-gv.at
-gv.uy
-gv.vc
-gw
-gwangju.kr
-gx.cn
-gy
-gye.ec
-gyeongbuk.kr
-gyeonggi.kr
-gyeongnam.kr
-gyokuto.kumamoto.jp
-gz.cn
-h.bg
-h.se
-ha.cn
-ha.no
-habikino.osaka.jp
-habmer.no
-haboro.hokkaido.jp
-hacca.jp
-hachijo.tokyo.jp
-hachinohe.aomori.jp
-hachioji.tokyo.jp
-hachirogata.akita.jp
-hackclub.app
-hadano.kanagawa.jp
-hadsel.no
-haebaru.okinawa.jp
-haga.tochigi.jp
-hagebostad.no
-hagi.yamaguchi.jp
-hagiang.vn
-haibara.shizuoka.jp
-haiduong.vn
-haiphong.vn
-hair
-hakata.fukuoka.jp
-hakodate.hokkaido.jp
-hakone.kanagawa.jp
-hakuba.nagano.jp
-hakui.ishikawa.jp
-hakusan.ishikawa.jp
-halden.no
-half.host
-halfmoon.jp
-halsa.no
-ham-radio-op.net
-hamada.shimane.jp
-hamamatsu.shizuoka.jp
-hamar.no
-hamaroy.no
-hamatama.saga.jp
-hamatonbetsu.hokkaido.jp
-hamburg
-hammarfeasta.no
-hammerfest.no
-hamura.tokyo.jp
-hanam.vn
-hanamaki.iwate.jp
-hanamigawa.chiba.jp
-hanawa.fukushima.jp
-handa.aichi.jp
-handcrafted.jp
-hanggliding.aero
-hangout
-hannan.osaka.jp
-hanno.saitama.jp
-hanoi.vn
-hanyu.saitama.jp
-hapmir.no
-happou.akita.jp
-hara.nagano.jp
-haram.no
-hareid.no
-harima.hyogo.jp
-harstad.no
-hasama.oita.jp
-hasami.nagasaki.jp
-hashbang.sh
-hashikami.aomori.jp
-hashima.gifu.jp
-hashimoto.wakayama.jp
-hasuda.saitama.jp
-hasura-app.io
-hasura.app
-hasvik.no
-hateblo.jp
-hatenablog.com
-hatenablog.jp
-hatenadiary.com
-hatenadiary.jp
-hatenadiary.org
-hatinh.vn
-hatogaya.saitama.jp
-hatoyama.saitama.jp
-hatsukaichi.hiroshima.jp
-hattfjelldal.no
-haugesund.no
-haugiang.vn
-haus
-hayakawa.yamanashi.jp
-hayashima.okayama.jp
-hazu.aichi.jp
-hb.cldmail.ru
-hb.cn
-hbo
-hdfc
-hdfcbank
-he.cn
-health
-health-carereform.com
-health.nz
-health.vn
-healthcare
-heavy.jp
-heguri.nara.jp
-heimdns.de
-heimdns.online
-heiyu.space
-hekinan.aichi.jp
-helioho.st
-heliohost.us
-help
-helsinki
-hemne.no
-hemnes.no
-hemsedal.no
-hepforge.org
-her.jp
-herad.no
-hercules-app.com
-hercules-dev.com
-here
-here-for-more.info
-here.now
-hermes
-herokuapp.com
-heroy.more-og-romsdal.no
-heroy.nordland.no
-heteml.net
-heyflow.page
-heyflow.site
-hf.space
-hi.cn
-hi.us
-hicam.net
-hichiso.gifu.jp
-hida.gifu.jp
-hidaka.hokkaido.jp
-hidaka.kochi.jp
-hidaka.saitama.jp
-hidaka.wakayama.jp
-hidns.co
-hidns.vip
-higashi.fukuoka.jp
-higashi.fukushima.jp
-higashi.okinawa.jp
-higashiagatsuma.gunma.jp
-higashichichibu.saitama.jp
-higashihiroshima.hiroshima.jp
-higashiizu.shizuoka.jp
-higashiizumo.shimane.jp
-higashikagawa.kagawa.jp
-higashikagura.hokkaido.jp
-higashikawa.hokkaido.jp
-higashikurume.tokyo.jp
-higashimatsushima.miyagi.jp
-higashimatsuyama.saitama.jp
-higashimurayama.tokyo.jp
-higashinaruse.akita.jp
-higashine.yamagata.jp
-higashiomi.shiga.jp
-higashiosaka.osaka.jp
-higashishirakawa.gifu.jp
-higashisumiyoshi.osaka.jp
-higashitsuno.kochi.jp
-higashiura.aichi.jp
-higashiyama.kyoto.jp
-higashiyamato.tokyo.jp
-higashiyodogawa.osaka.jp
-higashiyoshino.nara.jp
-hiho.jp
-hiji.oita.jp
-hikari.yamaguchi.jp
-hikawa.shimane.jp
-hikimi.shimane.jp
-hikone.shiga.jp
-himeji.hyogo.jp
-himeshima.oita.jp
-himi.toyama.jp
-hino.tokyo.jp
-hino.tottori.jp
-hinode.tokyo.jp
-hinohara.tokyo.jp
-hioki.kagoshima.jp
-hiphop
-hippy.jp
-hirado.nagasaki.jp
-hiraizumi.iwate.jp
-hirakata.osaka.jp
-hiranai.aomori.jp
-hirara.okinawa.jp
-hirata.fukushima.jp
-hiratsuka.kanagawa.jp
-hiraya.nagano.jp
-hirogawa.wakayama.jp
-hirokawa.fukuoka.jp
-hirono.fukushima.jp
-hirono.iwate.jp
-hiroo.hokkaido.jp
-hirosaki.aomori.jp
-hiroshima.jp
-hisamitsu
-hisayama.fukuoka.jp
-hita.oita.jp
-hitachi
-hitachi.ibaraki.jp
-hitachinaka.ibaraki.jp
-hitachiomiya.ibaraki.jp
-hitachiota.ibaraki.jp
-hitra.no
-hiv
-hizen.saga.jp
-hjartdal.no
-hjelmeland.no
-hk
-hk.cn
-hk.com
-hk.org
-hkt
-hl.cn
-hl.no
-hlx.live
-hlx.page
-hm
-hm.no
-hn
-hn.cn
-hoabinh.vn
-hobby-site.com
-hobby-site.org
-hobol.no
-hockey
-hof.no
-hofu.yamaguchi.jp
-hokkaido.jp
-hokksund.no
-hokuryu.hokkaido.jp
-hokuto.hokkaido.jp
-hokuto.yamanashi.jp
-hol.no
-holdings
-hole.no
-holiday
-holmestrand.no
-holtalen.no
-holy.jp
-home-webserver.de
-home.arpa
-home.dyndns.org
-home64.de
-homebuilt.aero
-homedepot
-homedns.org
-homeftp.net
-homeftp.org
-homegoods
-homeip.net
-homelinux.com
-homelinux.net
-homelinux.org
-homes
-homesecuritymac.com
-homesecuritypc.com
-homesense
-homesklep.pl
-homeunix.com
-homeunix.net
-homeunix.org
-honai.ehime.jp
-honbetsu.hokkaido.jp
-honda
-honefoss.no
-hongo.hiroshima.jp
-honjo.akita.jp
-honjo.saitama.jp
-honjyo.akita.jp
-hoplix.shop
-hopto.me
-hopto.org
-hoquiam.wa.us
-hornindal.no
-horokanai.hokkaido.jp
-horonobe.hokkaido.jp
-horse
-horten.no
-hosp.uk
-hospital
-host
-hosted-by-files.com
-hostedpi.com
-hosting
-hosting-cluster.nl
-hostyhosting.io
-hot
-hotel
-hotel.hu
-hotel.lk
-hotel.tz
-hotels
-hotelwithflight.com
-hotmail
-house
-how
-hoyanger.no
-hoylandet.no
-hr
-hr.eu.org
-hra.health
-hrsn.dev
-hs.kr
-hsbc
-hstgr.cloud
-ht
-httpbin.org
-hu
-hu.eu.org
-hu.net
-hue.vn
-hughes
-huissier-justice.fr
-hungry.jp
-hungyen.vn
-hurdal.no
-hurum.no
-hvaler.no
-hyatt
-hyllestad.no
-hyogo.jp
-hypernode.io
-hyuga.miyazaki.jp
-hyundai
-i.bg
-i.ng
-i.ph
-i.se
-i234.me
-ia.bo
-ia.br
-ia.us
-ia.ve
-iamallama.com
-ibara.okayama.jp
-ibaraki.ibaraki.jp
-ibaraki.jp
-ibaraki.osaka.jp
-ibestad.no
-ibigawa.gifu.jp
-ibm
-ibr.ec
-ibxos.it
-ic.gov.pl
-icbc
-ice
-ichiba.tokushima.jp
-ichihara.chiba.jp
-ichikai.tochigi.jp
-ichikawa.chiba.jp
-ichikawa.hyogo.jp
-ichikawamisato.yamanashi.jp
-ichinohe.iwate.jp
-ichinomiya.aichi.jp
-ichinomiya.chiba.jp
-ichinoseki.iwate.jp
-icp0.io
-icp1.io
-icu
-icurus.jp
-id
-id.au
-id.bd
-id.cv
-id.firewalledreplit.co
-id.fj
-id.forgerock.io
-id.ir
-id.lv
-id.ly
-id.repl.co
-id.replit.app
-id.us
-id.vn
-ide.kyoto.jp
-idf.il
-idrett.no
-idv.hk
-idv.tw
-ie
-ie.eu.org
-ieee
-if.ua
-ifm
-ifr.fr-par.scw.cloud
-ifr.nl-ams.scw.cloud
-ifr.pl-waw.scw.cloud
-iglesias-carbonia.it
-iglesiascarbonia.it
-iheya.okinawa.jp
-iida.nagano.jp
-iide.yamagata.jp
-iijima.nagano.jp
-iitate.fukushima.jp
-iiyama.nagano.jp
-iizuka.fukuoka.jp
-iizuna.nagano.jp
-ikano
-ikaruga.nara.jp
-ikata.ehime.jp
-ikawa.akita.jp
-ikeda.fukui.jp
-ikeda.gifu.jp
-ikeda.hokkaido.jp
-ikeda.nagano.jp
-ikeda.osaka.jp
-iki.fi
-iki.nagasaki.jp
-ikoma.nara.jp
-ikusaka.nagano.jp
-il
-il-central-1.elasticbeanstalk.com
-il.eu.org
-il.us
-ilawa.pl
-iliadboxos.it
-ilovecollege.info
-im
-im.it
-imabari.ehime.jp
-imagine-proxy.work
-imagine.diy
-imakane.hokkaido.jp
-imamat
-imari.saga.jp
-imb.br
-imdb
-imizu.toyama.jp
-immo
-immobilien
-imperia.it
-in
-in-addr.arpa
-in-berlin.de
-in-brb.de
-in-butter.de
-in-dsl.de
-in-dsl.net
-in-dsl.org
-in-the-band.net
-in-vpn.de
-in-vpn.net
-in-vpn.org
-in.eu.org
-in.net
-in.ngrok.io
-in.ni
-in.rs
-in.th
-in.ua
-in.us
-ina.ibaraki.jp
-ina.nagano.jp
-ina.saitama.jp
-inabe.mie.jp
-inagawa.hyogo.jp
-inagi.tokyo.jp
-inami.toyama.jp
-inami.wakayama.jp
-inashiki.ibaraki.jp
-inatsuki.fukuoka.jp
-inawashiro.fukushima.jp
-inazawa.aichi.jp
-inc
-inc.hk
-incheon.kr
-ind.br
-ind.gt
-ind.in
-ind.kw
-ind.tn
-independent-commission.uk
-independent-inquest.uk
-independent-inquiry.uk
-independent-panel.uk
-independent-review.uk
-inderoy.no
-indevs.in
-indiasouthcentral-01.azurewebsites.net
-indigena.bo
-indonesiacentral-01.azurewebsites.net
-industria.bo
-industries
-ine.kyoto.jp
-inf.br
-inf.cu
-inf.mk
-inf.ua
-infiniti
-info
-info.az
-info.bb
-info.bd
-info.bj
-info.bo
-info.cx
-info.ec
-info.eg
-info.et
-info.fj
-info.gu
-info.ht
-info.hu
-info.in
-info.ke
-info.ki
-info.la
-info.ls
-info.ml
-info.mv
-info.nf
-info.ni
-info.nr
-info.pl
-info.pr
-info.ro
-info.sd
-info.tn
-info.tr
-info.tt
-info.tz
-info.ve
-info.vn
-info.zm
-ing
-ing.pa
-ingatlan.hu
-ink
-ino.kochi.jp
-inst.ml
-instance.datadetect.com
-instances.spawn.cc
-institute
-insurance
-insurance.aero
-insure
-int
-int.apple
-int.ar
-int.az
-int.bo
-int.ci
-int.cv
-int.eu.org
-int.in
-int.la
-int.lk
-int.mv
-int.mw
-int.ni
-int.pt
-int.ru
-int.tj
-int.ve
-int.vn
-international
-internet-dns.de
-internet.in
-intl.tn
-intouch.email
-intuit
-inuyama.aichi.jp
-investments
-inzai.chiba.jp
-io
-io.in
-io.kr
-io.noc.ruhr-uni-bochum.de
-io.vn
-iobb.net
-iopsys.se
-ip-ddns.com
-ip-dynamic.org
-ip.linodeusercontent.com
-ip6.arpa
-ipfs.nftstorage.link
-ipfs.storacha.link
-ipfs.w3s.link
-ipifony.net
-ipiranga
-ipv64.de
-ipv64.net
-iq
-iqhs.pl
-ir
-ir.md
-iran.liara.run
-iris.arpa
-irish
-iruma.saitama.jp
-is
-is-a-anarchist.com
-is-a-blogger.com
-is-a-bookkeeper.com
-is-a-bruinsfan.org
-is-a-bulls-fan.com
-is-a-candidate.org
-is-a-caterer.com
-is-a-celticsfan.org
-is-a-chef.com
-is-a-chef.net
-is-a-chef.org
-is-a-conservative.com
-is-a-cpa.com
-is-a-cubicle-slave.com
-is-a-democrat.com
-is-a-designer.com
-is-a-doctor.com
-is-a-financialadvisor.com
-is-a-fullstack.dev
-is-a-geek.com
-is-a-geek.net
-is-a-geek.org
-is-a-good.dev
-is-a-green.com
-is-a-guru.com
-is-a-hard-worker.com
-is-a-hunter.com
-is-a-knight.org
-is-a-landscaper.com
-is-a-lawyer.com
-is-a-liberal.com
-is-a-libertarian.com
-is-a-linux-user.org
-is-a-llama.com
-is-a-musician.com
-is-a-nascarfan.com
-is-a-nurse.com
-is-a-painter.com
-is-a-patsfan.org
-is-a-personaltrainer.com
-is-a-photographer.com
-is-a-player.com
-is-a-republican.com
-is-a-rockstar.com
-is-a-socialist.com
-is-a-soxfan.org
-is-a-student.com
-is-a-teacher.com
-is-a-techie.com
-is-a-therapist.com
-is-a.dev
-is-an-accountant.com
-is-an-actor.com
-is-an-actress.com
-is-an-anarchist.com
-is-an-artist.com
-is-an-engineer.com
-is-an-entertainer.com
-is-by.us
-is-certified.com
-is-cool.dev
-is-found.org
-is-gone.com
-is-into-anime.com
-is-into-cars.com
-is-into-cartoons.com
-is-into-games.com
-is-leet.com
-is-local.org
-is-lost.org
-is-not-a.dev
-is-not-certified.com
-is-saved.org
-is-slick.com
-is-uberleet.com
-is-very-bad.org
-is-very-evil.org
-is-very-good.org
-is-very-nice.org
-is-very-sweet.org
-is-with-theband.com
-is.eu.org
-is.gov.pl
-is.it
-isa-geek.com
-isa-geek.net
-isa-geek.org
-isa-hockeynut.com
-isa.kagoshima.jp
-isa.us
-isahaya.nagasaki.jp
-ise.mie.jp
-isehara.kanagawa.jp
-isen.kagoshima.jp
-isernia.it
-iserv.dev
-iserv.host
-iservschule.de
-isesaki.gunma.jp
-ishigaki.okinawa.jp
-ishikari.hokkaido.jp
-ishikawa.fukushima.jp
-ishikawa.jp
-ishikawa.okinawa.jp
-ishinomaki.miyagi.jp
-isla.pr
-ismaili
-ispmanager.name
-israelcentral-01.azurewebsites.net
-israelnorthwest-01.azurewebsites.net
-isshiki.aichi.jp
-issmarterthanyou.com
-ist
-istanbul
-isteingeek.de
-istmein.de
-isumi.chiba.jp
-it
-it.ao
-it.bd
-it.com
-it.eu.org
-it.kr
-it1.eur.aruba.jenv-aruba.cloud
-it1.jenv-aruba.cloud
-itabashi.tokyo.jp
-itako.ibaraki.jp
-itakura.gunma.jp
-italynorth-01.azurewebsites.net
-itami.hyogo.jp
-itano.tokushima.jp
-itau
-itayanagi.aomori.jp
-itcouldbewor.se
-itigo.jp
-ito.shizuoka.jp
-itoigawa.niigata.jp
-itoman.okinawa.jp
-its.me
-itv
-ivano-frankivsk.ua
-ivanovo.su
-iveland.no
-ivgu.no
-ivory.ne.jp
-iwade.wakayama.jp
-iwafune.tochigi.jp
-iwaizumi.iwate.jp
-iwaki.fukushima.jp
-iwakuni.yamaguchi.jp
-iwakura.aichi.jp
-iwama.ibaraki.jp
-iwamizawa.hokkaido.jp
-iwanai.hokkaido.jp
-iwanuma.miyagi.jp
-iwata.shizuoka.jp
-iwate.iwate.jp
-iwate.jp
-iwatsuki.saitama.jp
-iwi.nz
-iyo.ehime.jp
-iz.hr
-izena.okinawa.jp
-izu.shizuoka.jp
-izumi.kagoshima.jp
-izumi.osaka.jp
-izumiotsu.osaka.jp
-izumisano.osaka.jp
-izumizaki.fukushima.jp
-izumo.shimane.jp
-izumozaki.niigata.jp
-izunokuni.shizuoka.jp
-j.bg
-j.layershift.co.uk
-j.scaleforce.com.cy
-j.scaleforce.net
-jab.br
-jaguar
-jambyl.su
-jampa.br
-jan-mayen.no
-japaneast-01.azurewebsites.net
-japanwest-01.azurewebsites.net
-java
-jaworzno.pl
-jc.neen.it
-jcb
-jcloud-ver-jpc.ik-server.com
-jcloud.ik-server.com
-jcloud.kz
-jdevcloud.com
-jdf.br
-je
-jed.wafaicloud.com
-jeep
-jeez.jp
-jeju.kr
-jelastic.dogado.eu
-jelastic.saveincloud.net
-jelastic.team
-jele.cloud
-jele.club
-jele.host
-jele.io
-jele.site
-jelenia-gora.pl
-jellybean.jp
-jeonbuk.kr
-jeonnam.kr
-jessheim.no
-jetzt
-jevnaker.no
-jewelry
-jgora.pl
-jinsekikogen.hiroshima.jp
-jio
-jioindiacentral-01.azurewebsites.net
-jioindiawest-01.azurewebsites.net
-jl.cn
-jll
-jls-sto1.elastx.net
-jls-sto2.elastx.net
-jls-sto3.elastx.net
-jmp
-jnj
-jo
-joboji.iwate.jp
-jobs
-joburg
-joetsu.niigata.jp
-jogasz.hu
-johana.toyama.jp
-joinmc.link
-joinville.br
-jolster.no
-jondal.no
-jor.br
-jorpeland.no
-joso.ibaraki.jp
-jot
-jote.cloud
-jotelulu.cloud
-journal.aero
-journalist.aero
-jouwweb.site
-joy
-joyo.kyoto.jp
-jozi.biz
-jp
-jp.eu.org
-jp.jp4.object.ncpstorage.com
-jp.jp4.object.private.ncpstorage.com
-jp.jp5.object.ncpstorage.com
-jp.jp5.object.private.ncpstorage.com
-jp.net
-jp.ngrok.io
-jp.object.ncpstorage.com
-jp.object.private.ncpstorage.com
-jpmorgan
-jpn.com
-jpn.org
-jprs
-js.cn
-js.org
-js.wpenginepowered.com
-ju.mp
-juegos
-jur.pro
-jus.br
-jx.cn
-k.bg
-k.se
-k12.ak.us
-k12.al.us
-k12.ar.us
-k12.as.us
-k12.az.us
-k12.ca.us
-k12.co.us
-k12.ct.us
-k12.dc.us
-k12.ec
-k12.fl.us
-k12.ga.us
-k12.gu.us
-k12.ia.us
-k12.id.us
-k12.il
-k12.il.us
-k12.in.us
-k12.ks.us
-k12.ky.us
-k12.la.us
-k12.ma.us
-k12.md.us
-k12.me.us
-k12.mi.us
-k12.mn.us
-k12.mo.us
-k12.ms.us
-k12.mt.us
-k12.nc.us
-k12.ne.us
-k12.nh.us
-k12.nj.us
-k12.nm.us
-k12.nv.us
-k12.ny.us
-k12.oh.us
-k12.ok.us
-k12.or.us
-k12.pa.us
-k12.pr.us
-k12.sc.us
-k12.tn.us
-k12.tr
-k12.tx.us
-k12.ut.us
-k12.va.us
-k12.vi
-k12.vi.us
-k12.vt.us
-k12.wa.us
-k12.wi.us
-k12.wy.us
-k8s.fr-par.scw.cloud
-k8s.nl-ams.scw.cloud
-k8s.pl-waw.scw.cloud
-k8s.scw.cloud
-kaas.gg
-kadena.okinawa.jp
-kadogawa.miyazaki.jp
-kadoma.osaka.jp
-kafjord.no
-kafk.fr-par.scw.cloud
-kafk.nl-ams.scw.cloud
-kafk.pl-waw.scw.cloud
-kaga.ishikawa.jp
-kagami.kochi.jp
-kagamiishi.fukushima.jp
-kagamino.okayama.jp
-kagawa.jp
-kagoshima.jp
-kagoshima.kagoshima.jp
-kaho.fukuoka.jp
-kahoku.ishikawa.jp
-kahoku.yamagata.jp
-kai.yamanashi.jp
-kainan.tokushima.jp
-kainan.wakayama.jp
-kaisei.kanagawa.jp
-kaita.hiroshima.jp
-kaizuka.osaka.jp
-kakamigahara.gifu.jp
-kakegawa.shizuoka.jp
-kakinoki.shimane.jp
-kakogawa.hyogo.jp
-kakuda.miyagi.jp
-kalisz.pl
-kalmykia.ru
-kalmykia.su
-kaluga.su
-kamagaya.chiba.jp
-kamaishi.iwate.jp
-kamakura.kanagawa.jp
-kameoka.kyoto.jp
-kameyama.mie.jp
-kami.kochi.jp
-kami.miyagi.jp
-kamiamakusa.kumamoto.jp
-kamifurano.hokkaido.jp
-kamigori.hyogo.jp
-kamiichi.toyama.jp
-kamiizumi.saitama.jp
-kamijima.ehime.jp
-kamikawa.hokkaido.jp
-kamikawa.hyogo.jp
-kamikawa.saitama.jp
-kamikitayama.nara.jp
-kamikoani.akita.jp
-kamimine.saga.jp
-kaminokawa.tochigi.jp
-kaminoyama.yamagata.jp
-kamioka.akita.jp
-kamisato.saitama.jp
-kamishihoro.hokkaido.jp
-kamisu.ibaraki.jp
-kamisunagawa.hokkaido.jp
-kamitonda.wakayama.jp
-kamitsue.oita.jp
-kamo.kyoto.jp
-kamo.niigata.jp
-kamoenai.hokkaido.jp
-kamogawa.chiba.jp
-kanagawa.jp
-kanan.osaka.jp
-kanazawa.ishikawa.jp
-kanegasaki.iwate.jp
-kaneyama.fukushima.jp
-kaneyama.yamagata.jp
-kani.gifu.jp
-kanie.aichi.jp
-kanmaki.nara.jp
-kanna.gunma.jp
-kannami.shizuoka.jp
-kanonji.kagawa.jp
-kanoya.kagoshima.jp
-kanra.gunma.jp
-kanuma.tochigi.jp
-kanzaki.saga.jp
-kapsi.fi
-karacol.su
-karaganda.su
-karasjohka.no
-karasjok.no
-karasuyama.tochigi.jp
-karatsu.saga.jp
-karelia.su
-kariwa.niigata.jp
-kariya.aichi.jp
-karlsoy.no
-karmoy.no
-karpacz.pl
-kartuzy.pl
-karuizawa.nagano.jp
-karumai.iwate.jp
-kasahara.gifu.jp
-kasai.hyogo.jp
-kasama.ibaraki.jp
-kasamatsu.gifu.jp
-kasaoka.okayama.jp
-kashiba.nara.jp
-kashihara.nara.jp
-kashima.ibaraki.jp
-kashima.saga.jp
-kashiwa.chiba.jp
-kashiwara.osaka.jp
-kashiwazaki.niigata.jp
-kasserver.com
-kasuga.fukuoka.jp
-kasuga.hyogo.jp
-kasugai.aichi.jp
-kasukabe.saitama.jp
-kasumigaura.ibaraki.jp
-kasuya.fukuoka.jp
-kaszuby.pl
-katagami.akita.jp
-katano.osaka.jp
-katashina.gunma.jp
-katori.chiba.jp
-katowice.pl
-katsuragi.nara.jp
-katsuragi.wakayama.jp
-katsushika.tokyo.jp
-katsuura.chiba.jp
-katsuyama.fukui.jp
-kaufen
-kautokeino.no
-kawaba.gunma.jp
-kawachinagano.osaka.jp
-kawagoe.mie.jp
-kawagoe.saitama.jp
-kawaguchi.saitama.jp
-kawahara.tottori.jp
-kawai.iwate.jp
-kawai.nara.jp
-kawaiishop.jp
-kawajima.saitama.jp
-kawakami.nagano.jp
-kawakami.nara.jp
-kawakita.ishikawa.jp
-kawamata.fukushima.jp
-kawaminami.miyazaki.jp
-kawanabe.kagoshima.jp
-kawanehon.shizuoka.jp
-kawanishi.hyogo.jp
-kawanishi.nara.jp
-kawanishi.yamagata.jp
-kawara.fukuoka.jp
-kawasaki.miyagi.jp
-kawatana.nagasaki.jp
-kawaue.gifu.jp
-kawazu.shizuoka.jp
-kayabe.hokkaido.jp
-kazimierz-dolny.pl
-kazo.saitama.jp
-kazuno.akita.jp
-kddi
-kdns.fr
-ke
-keenetic.io
-keenetic.link
-keenetic.name
-keenetic.pro
-keisen.fukuoka.jp
-keliweb.cloud
-kembuchi.hokkaido.jp
-kep.tr
-kepno.pl
-kerryhotels
-kerryproperties
-ketrzyn.pl
-keymachine.de
-keyport.wa.us
-keyword-on.net
-kfh
-kg
-kg.kr
-kh
-kh.ua
-khakassia.su
-khanhhoa.vn
-kharkiv.ua
-kharkov.ua
-kherson.ua
-khmelnitskiy.ua
-khmelnytskyi.ua
-khplay.nl
-khsj.cn
-ki
-kia
-kibichuo.okayama.jp
-kicks-ass.net
-kicks-ass.org
-kids
-kiengiang.vn
-kiev.ua
-kiho.mie.jp
-kihoku.ehime.jp
-kijo.miyazaki.jp
-kikirara.jp
-kikonai.hokkaido.jp
-kikuchi.kumamoto.jp
-kikugawa.shizuoka.jp
-kill.jp
-kilo.jp
-kiloapps.ai
-kiloapps.io
-kim
-kimino.wakayama.jp
-kimitsu.chiba.jp
-kimobetsu.hokkaido.jp
-kin.okinawa.jp
-kindle
-kinghost.net
-kingston.wa.us
-kinko.kagoshima.jp
-kinokawa.wakayama.jp
-kira.aichi.jp
-kirara.st
-kirkenes.no
-kirovograd.ua
-kiryu.gunma.jp
-kisarazu.chiba.jp
-kishiwada.osaka.jp
-kiso.nagano.jp
-kisofukushima.nagano.jp
-kisosaki.mie.jp
-kita.kyoto.jp
-kita.osaka.jp
-kita.tokyo.jp
-kitaaiki.nagano.jp
-kitaakita.akita.jp
-kitadaito.okinawa.jp
-kitagata.gifu.jp
-kitagata.saga.jp
-kitagawa.kochi.jp
-kitagawa.miyazaki.jp
-kitahata.saga.jp
-kitahiroshima.hokkaido.jp
-kitakami.iwate.jp
-kitakata.fukushima.jp
-kitakata.miyazaki.jp
-kitami.hokkaido.jp
-kitamoto.saitama.jp
-kitanakagusuku.okinawa.jp
-kitashiobara.fukushima.jp
-kitaura.miyazaki.jp
-kitayama.wakayama.jp
-kitchen
-kiwa.mie.jp
-kiwi
-kiwi.nz
-kiyama.saga.jp
-kiyokawa.kanagawa.jp
-kiyosato.hokkaido.jp
-kiyose.tokyo.jp
-kiyosu.aichi.jp
-kizu.kyoto.jp
-klabu.no
-klepp.no
-klodzko.pl
-km
-km.ua
-kmpsp.gov.pl
-kn
-knowsitall.info
-knx-server.net
-kobayashi.miyazaki.jp
-kobierzyce.pl
-kochi.jp
-kochi.kochi.jp
-kodaira.tokyo.jp
-koeln
-kofu.yamanashi.jp
-koga.fukuoka.jp
-koga.ibaraki.jp
-koganei.tokyo.jp
-koge.tottori.jp
-koka.shiga.jp
-kokonoe.oita.jp
-kokubunji.tokyo.jp
-kolobrzeg.pl
-komae.tokyo.jp
-komagane.nagano.jp
-komaki.aichi.jp
-komatsu
-komatsu.ishikawa.jp
-komatsushima.tokushima.jp
-komforb.se
-kommunalforbund.se
-kommune.no
-komono.mie.jp
-komoro.nagano.jp
-komvux.se
-konan.aichi.jp
-konan.shiga.jp
-kongsberg.no
-kongsvinger.no
-konin.pl
-konskowola.pl
-konsulat.gov.pl
-kontum.vn
-konyvelo.hu
-koobin.events
-koori.fukushima.jp
-kop.id
-kopervik.no
-koreacentral-01.azurewebsites.net
-koreasouth-01.azurewebsites.net
-koriyama.fukushima.jp
-koryo.nara.jp
-kosai.shizuoka.jp
-kosaka.akita.jp
-kosei.shiga.jp
-kosher
-koshigaya.saitama.jp
-koshimizu.hokkaido.jp
-koshu.yamanashi.jp
-kosuge.yamanashi.jp
-kota.aichi.jp
-koto.shiga.jp
-koto.tokyo.jp
-kotohira.kagawa.jp
-kotoura.tottori.jp
-kouhoku.saga.jp
-kounosu.saitama.jp
-kouyama.kagoshima.jp
-kouzushima.tokyo.jp
-koya.wakayama.jp
-koza.wakayama.jp
-kozagawa.wakayama.jp
-kozaki.chiba.jp
-kozow.com
-kp
-kpmg
-kpn
-kppsp.gov.pl
-kr
-kr-naver-dev.ncloudstorage.com
-kr-naver-dev.website.ncloudstorage.com
-kr-naver.ncloudstorage.com
-kr-naver.website.ncloudstorage.com
-kr-private.gov-ncloudstorage.com
-kr-private.ncloudstorage.com
-kr.eu.org
-kr.gov-ncloudstorage.com
-kr.it
-kr.ncloudstorage.com
-kr.object.fin-ncloudstorage.com
-kr.object.gov-ncloudstorage.com
-kr.object.ncloudstorage.com
-kr.object.ncpstorage.com
-kr.object.private.fin-ncloudstorage.com
-kr.object.private.gov-ncloudstorage.com
-kr.object.private.ncloudstorage.com
-kr.object.private.ncpstorage.com
-kr.objectstorage.ncloud.com
-kr.ua
-kr.website.ncloudstorage.com
-kraanghke.no
-kragero.no
-krakow.pl
-krasnik.pl
-krasnodar.su
-krd
-kred
-krellian.net
-kristiansand.no
-kristiansund.no
-krodsherad.no
-krokstadelva.no
-kropyvnytskyi.ua
-krs.object.gov-ncloudstorage.com
-krs.object.private.gov-ncloudstorage.com
-krym.ua
-ks.ua
-ks.us
-kuchinotsu.nagasaki.jp
-kudamatsu.yamaguchi.jp
-kudoyama.wakayama.jp
-kui.hiroshima.jp
-kuji.iwate.jp
-kuju.oita.jp
-kujukuri.chiba.jp
-kuki.saitama.jp
-kuleuven.cloud
-kumagaya.saitama.jp
-kumakogen.ehime.jp
-kumamoto.jp
-kumamoto.kumamoto.jp
-kumano.hiroshima.jp
-kumano.mie.jp
-kumatori.osaka.jp
-kumejima.okinawa.jp
-kumenan.okayama.jp
-kumiyama.kyoto.jp
-kunigami.okinawa.jp
-kunimi.fukushima.jp
-kunisaki.oita.jp
-kunitachi.tokyo.jp
-kunitomi.miyazaki.jp
-kunneppu.hokkaido.jp
-kunohe.iwate.jp
-kuokgroup
-kurashiki.okayama.jp
-kurate.fukuoka.jp
-kure.hiroshima.jp
-kurgan.su
-kuriyama.hokkaido.jp
-kurobe.toyama.jp
-kurogi.fukuoka.jp
-kuroishi.aomori.jp
-kuroiso.tochigi.jp
-kuromatsunai.hokkaido.jp
-kuron.jp
-kurotaki.nara.jp
-kurume.fukuoka.jp
-kusatsu.gunma.jp
-kusatsu.shiga.jp
-kushima.miyazaki.jp
-kushimoto.wakayama.jp
-kushiro.hokkaido.jp
-kustanai.ru
-kustanai.su
-kusu.oita.jp
-kutchan.hokkaido.jp
-kutno.pl
-kuwana.mie.jp
-kuzumaki.iwate.jp
-kv.ua
-kvafjord.no
-kvalsund.no
-kvam.no
-kvanangen.no
-kvinesdal.no
-kvinnherad.no
-kviteseid.no
-kvitsoy.no
-kw
-kwp.gov.pl
-kwpsp.gov.pl
-ky
-ky.us
-kyiv.ua
-kyonan.chiba.jp
-kyotamba.kyoto.jp
-kyotanabe.kyoto.jp
-kyotango.kyoto.jp
-kyoto
-kyoto.jp
-kyowa.akita.jp
-kyowa.hokkaido.jp
-kyuragi.saga.jp
-kz
-l-o-g-i-n.de
-l.bg
-l.se
-la
-la-spezia.it
-la.us
-la1-plenit.com
-laakesvuemie.no
-labeling.ap-northeast-1.sagemaker.aws
-labeling.ap-northeast-2.sagemaker.aws
-labeling.ap-south-1.sagemaker.aws
-labeling.ap-southeast-1.sagemaker.aws
-labeling.ap-southeast-2.sagemaker.aws
-labeling.ca-central-1.sagemaker.aws
-labeling.eu-central-1.sagemaker.aws
-labeling.eu-west-1.sagemaker.aws
-labeling.eu-west-2.sagemaker.aws
-labeling.us-east-1.sagemaker.aws
-labeling.us-east-2.sagemaker.aws
-labeling.us-west-2.sagemaker.aws
-lacaixa
-ladesk.com
-lahppi.no
-laichau.vn
-lakas.hu
-lambda-url.af-south-1.on.aws
-lambda-url.ap-east-1.on.aws
-lambda-url.ap-northeast-1.on.aws
-lambda-url.ap-northeast-2.on.aws
-lambda-url.ap-northeast-3.on.aws
-lambda-url.ap-south-1.on.aws
-lambda-url.ap-southeast-1.on.aws
-lambda-url.ap-southeast-2.on.aws
-lambda-url.ap-southeast-3.on.aws
-lambda-url.ca-central-1.on.aws
-lambda-url.eu-central-1.on.aws
-lambda-url.eu-north-1.on.aws
-lambda-url.eu-south-1.on.aws
-lambda-url.eu-west-1.on.aws
-lambda-url.eu-west-2.on.aws
-lambda-url.eu-west-3.on.aws
-lambda-url.me-south-1.on.aws
-lambda-url.sa-east-1.on.aws
-lambda-url.us-east-1.on.aws
-lambda-url.us-east-2.on.aws
-lambda-url.us-west-1.on.aws
-lambda-url.us-west-2.on.aws
-lamborghini
-lamdong.vn
-lamer
-lanbib.se
-land
-land-4-sale.us
-landrover
-langevag.no
-langson.vn
-lanxess
-laocai.vn
-lapy.pl
-laquila.it
-laravel.cloud
-lardal.no
-larvik.no
-lasalle
-laspezia.it
-lat
-lat.ec
-latina.it
-latino
-latrobe
-lavagis.no
-lavangen.no
-law
-law.pro
-law.za
-lawyer
-laz.it
-lazio.it
-lb
-lb.ru-msk.k2.cloud
-lb.ru-spb.k2.cloud
-lc
-lc.it
-lcube-server.de
-lds
-le.it
-leadpages.co
-leangaviika.no
-leapcell.app
-leapcell.dev
-leapcell.online
-lease
-leasing.aero
-lebesby.no
-lebork.pl
-lebtimnetz.de
-lecce.it
-lecco.it
-leclerc
-leczna.pl
-lefrak
-leg.br
-legal
-legnica.pl
-lego
-leikanger.no
-leilao.br
-leirfjord.no
-leirvik.no
-leitungsen.de
-leka.no
-leksvik.no
-lel.br
-lenug.su
-lenvik.no
-lerdal.no
-lesja.no
-levanger.no
-lexus
-lezajsk.pl
-lg.biz.ng
-lg.jp
-lg.ua
-lgbt
-li
-li.it
-liara.run
-lib.ak.us
-lib.al.us
-lib.ar.us
-lib.as.us
-lib.az.us
-lib.ca.us
-lib.co.us
-lib.ct.us
-lib.dc.us
-lib.ee
-lib.fl.us
-lib.ga.us
-lib.gu.us
-lib.hi.us
-lib.ia.us
-lib.id.us
-lib.il.us
-lib.in.us
-lib.ks.us
-lib.ky.us
-lib.la.us
-lib.ma.us
-lib.md.us
-lib.me.us
-lib.mi.us
-lib.mn.us
-lib.mo.us
-lib.mt.us
-lib.nc.us
-lib.ne.us
-lib.nh.us
-lib.nj.us
-lib.nm.us
-lib.nv.us
-lib.ny.us
-lib.oh.us
-lib.ok.us
-lib.or.us
-lib.pa.us
-lib.pr.us
-lib.ri.us
-lib.sc.us
-lib.sd.us
-lib.tn.us
-lib.tx.us
-lib.ut.us
-lib.va.us
-lib.vi.us
-lib.vt.us
-lib.wa.us
-lib.wi.us
-lib.wy.us
-libp2p.direct
-lidl
-lier.no
-lierne.no
-life
-lifeinsurance
-lifestyle
-lig.it
-lighting
-liguria.it
-like
-likes-pie.com
-likescandy.com
-lillehammer.no
-lillesand.no
-lilly
-lima-city.at
-lima-city.ch
-lima-city.de
-lima-city.rocks
-lima.zone
-limanowa.pl
-limited
-limo
-lincoln
-lindas.no
-lindesnes.no
-link
-linkyard-cloud.ch
-linkyard.cloud
-littlestar.jp
-live
-live-on.net
-live-website.com
-living
-livorno.it
-lk
-llc
-llc.ge
-llp
-ln.cn
-lo.it
-loabat.no
-loan
-loans
-localcert.net
-localplayer.dev
-localtonet.com
-locker
-locus
-lodi.it
-lodingen.no
-lodz.pl
-log.br
-loginline.app
-loginline.dev
-loginline.io
-loginline.services
-loginline.site
-loginto.me
-logistics.aero
-logoip.com
-logoip.de
-lohmus.me
-loisirs.bj
-loj.ec
-lol
-lolipop.io
-lolipopmc.jp
-lolitapunk.jp
-lom.it
-lom.no
-lombardia.it
-lombardy.it
-lomo.jp
-lomza.pl
-lon-1.paas.massivegrid.net
-lon-2.paas.massivegrid.net
-london
-londrina.br
-longan.vn
-loppa.no
-lorenskog.no
-loseyourip.com
-loten.no
-lotte
-lotto
-lovable.app
-lovable.run
-lovable.sh
-lovableproject.com
-love
-lovepop.jp
-lovesick.jp
-lowicz.pl
-lp.dev
-lpages.co
-lpg.objectstorage.ch
-lpl
-lplfinancial
-lpusercontent.com
-lr
-ls
-lt
-lt.eu.org
-lt.it
-lt.ua
-ltd
-ltd.co.im
-ltd.cy
-ltd.gi
-ltd.hk
-ltd.lk
-ltd.ng
-ltd.ua
-ltd.uk
-ltda
-lu
-lu.eu.org
-lu.it
-lubartow.pl
-lubin.pl
-lublin.pl
-lucania.it
-lucca.it
-lug.org.uk
-lugansk.ua
-lugs.org.uk
-luhansk.ua
-lukow.pl
-lund.no
-lundbeck
-lunner.no
-luroy.no
-luster.no
-lutsk.ua
-luxe
-luxury
-luyani.app
-luyani.net
-lv
-lv.eu.org
-lv.ua
-lviv.ua
-ly
-lyngdal.no
-lyngen.no
-lynx.mythic-beasts.com
-m.bg
-m.se
-ma
-ma.gov.br
-ma.leg.br
-ma.us
-macapa.br
-maceio.br
-macerata.it
-machida.tokyo.jp
-madethis.site
-madrid
-maebashi.gunma.jp
-mafelo.net
-magazine.aero
-magicpatterns.app
-magicpatternsapp.com
-maibara.shiga.jp
-maif
-mail-box.ne.jp
-mail.pl
-main.jp
-maintenance.aero
-maison
-maizuru.kyoto.jp
-makeup
-makinohara.shizuoka.jp
-makurazaki.kagoshima.jp
-malatvuopmi.no
-malaysiawest-01.azurewebsites.net
-malbork.pl
-malopolska.pl
-malselv.no
-malvik.no
-mamurogawa.yamagata.jp
-man
-management
-manaus.br
-mandal.no
-mango
-mangyshlak.su
-maniwa.okayama.jp
-manno.kagawa.jp
-mantova.it
-maori.nz
-map
-map.fastly.net
-map.fastlylb.net
-mar.it
-marche.it
-marine.ru
-maringa.br
-marker.no
-market
-marketing
-marketplace.aero
-markets
-marnardal.no
-marriott
-marshalls
-marugame.kagawa.jp
-marumori.miyagi.jp
-masaki.ehime.jp
-masfjorden.no
-mashike.hokkaido.jp
-mashiki.kumamoto.jp
-mashiko.tochigi.jp
-masoy.no
-massa-carrara.it
-massacarrara.it
-masuda.shimane.jp
-mat.br
-matera.it
-matlab.cloud
-matrix.jp
-matsubara.osaka.jp
-matsubushi.saitama.jp
-matsuda.kanagawa.jp
-matsudo.chiba.jp
-matsue.shimane.jp
-matsukawa.nagano.jp
-matsumae.hokkaido.jp
-matsumoto.kagoshima.jp
-matsumoto.nagano.jp
-matsuno.ehime.jp
-matsusaka.mie.jp
-matsushige.tokushima.jp
-matsushima.miyagi.jp
-matsuura.nagasaki.jp
-matsuyama.ehime.jp
-matsuzaki.shizuoka.jp
-matta-varjjat.no
-mattel
-mayfirst.info
-mazowsze.pl
-mazury.pl
-mb.ca
-mb.it
-mba
-mc
-mc.it
-mcdir.me
-mcdir.ru
-mckinsey
-mcpre.ru
-md
-md.us
-me
-me-central-1.elasticbeanstalk.com
-me-south-1.elasticbeanstalk.com
-me.eg
-me.eu.org
-me.in
-me.it
-me.ke
-me.kr
-me.scot
-me.so
-me.ss
-me.tz
-me.uk
-me.us
-med
-med.br
-med.ec
-med.ee
-med.ht
-med.ly
-med.om
-med.pa
-med.pl
-med.pro
-med.sa
-med.sd
-medecin.fr
-medecin.km
-media
-media.aero
-media.hu
-media.pl
-media.strapiapp.com
-mediatech.by
-mediatech.dev
-medicina.bo
-medio-campidano.it
-mediocampidano.it
-medusajs.app
-meet
-meguro.tokyo.jp
-mein-iserv.de
-meinforum.net
-meiwa.gunma.jp
-meiwa.mie.jp
-mel.cloudlets.com.au
-meland.no
-melbourne
-meldal.no
-melhus.no
-meloy.no
-members.linode.com
-meme
-memorial
-memset.net
-men
-menu
-meraker.no
-merck
-merckmsd
-merseine.nu
-messerli.app
-messina.it
-messwithdns.com
-meteorapp.com
-mex.com
-mexicocentral-01.azurewebsites.net
-mg
-mg.gov.br
-mg.leg.br
-mgdb.fr-par.scw.cloud
-mgdb.nl-ams.scw.cloud
-mgdb.pl-waw.scw.cloud
-mh
-mi.it
-mi.th
-mi.us
-miami
-miasa.nagano.jp
-miasta.pl
-mibu.tochigi.jp
-microlight.aero
-microsoft
-midori.chiba.jp
-midori.gunma.jp
-midsund.no
-midtre-gauldal.no
-mie.jp
-mielec.pl
-mielno.pl
-mifune.kumamoto.jp
-mihama.aichi.jp
-mihama.chiba.jp
-mihama.fukui.jp
-mihama.mie.jp
-mihama.wakayama.jp
-mihara.hiroshima.jp
-mihara.kochi.jp
-miharu.fukushima.jp
-miho.ibaraki.jp
-mikasa.hokkaido.jp
-mikawa.yamagata.jp
-miki.hyogo.jp
-mil
-mil.ac
-mil.ae
-mil.al
-mil.ar
-mil.az
-mil.ba
-mil.bd
-mil.bo
-mil.br
-mil.by
-mil.cl
-mil.cn
-mil.co
-mil.cy
-mil.do
-mil.ec
-mil.eg
-mil.fj
-mil.gh
-mil.gt
-mil.hn
-mil.id
-mil.in
-mil.io
-mil.iq
-mil.jo
-mil.kg
-mil.km
-mil.kr
-mil.kz
-mil.lv
-mil.mg
-mil.mv
-mil.my
-mil.mz
-mil.ng
-mil.ni
-mil.no
-mil.nz
-mil.pe
-mil.ph
-mil.pl
-mil.py
-mil.qa
-mil.ru
-mil.rw
-mil.sh
-mil.st
-mil.sy
-mil.tj
-mil.tm
-mil.to
-mil.tr
-mil.tt
-mil.tw
-mil.tz
-mil.ug
-mil.uy
-mil.vc
-mil.ve
-mil.ye
-mil.za
-mil.zm
-mil.zw
-milan.it
-milano.it
-mima.tokushima.jp
-mimata.miyazaki.jp
-mimoza.jp
-minakami.gunma.jp
-minamata.kumamoto.jp
-minami-alps.yamanashi.jp
-minami.fukuoka.jp
-minami.kyoto.jp
-minami.tokushima.jp
-minamiaiki.nagano.jp
-minamiashigara.kanagawa.jp
-minamiawaji.hyogo.jp
-minamiboso.chiba.jp
-minamidaito.okinawa.jp
-minamiechizen.fukui.jp
-minamifurano.hokkaido.jp
-minamiise.mie.jp
-minamiizu.shizuoka.jp
-minamimaki.nagano.jp
-minamiminowa.nagano.jp
-minamioguni.kumamoto.jp
-minamisanriku.miyagi.jp
-minamitane.kagoshima.jp
-minamiuonuma.niigata.jp
-minamiyamashiro.kyoto.jp
-minano.saitama.jp
-minato.osaka.jp
-minato.tokyo.jp
-mincom.tn
-mine.nu
-mini
-miniserver.com
-minisite.ms
-mino.gifu.jp
-minobu.yamanashi.jp
-minoh.osaka.jp
-minokamo.gifu.jp
-minowa.nagano.jp
-mint
-mints.ne.jp
-mircloud.host
-mircloud.ru
-mircloud.us
-miren.app
-miren.systems
-misaki.okayama.jp
-misaki.osaka.jp
-misasa.tottori.jp
-misato.akita.jp
-misato.miyagi.jp
-misato.saitama.jp
-misato.shimane.jp
-misato.wakayama.jp
-misawa.aomori.jp
-misconfused.org
-mishima.fukushima.jp
-mishima.shizuoka.jp
-misugi.mie.jp
-mit
-mitaka.tokyo.jp
-mitake.gifu.jp
-mitane.akita.jp
-mito.ibaraki.jp
-mitou.yamaguchi.jp
-mitoyo.kagawa.jp
-mitsubishi
-mitsue.nara.jp
-mitsuke.niigata.jp
-mittwald.info
-mittwaldserver.info
-miura.kanagawa.jp
-miyada.nagano.jp
-miyagi.jp
-miyake.nara.jp
-miyako.fukuoka.jp
-miyako.iwate.jp
-miyakonojo.miyazaki.jp
-miyama.fukuoka.jp
-miyama.mie.jp
-miyashiro.saitama.jp
-miyawaka.fukuoka.jp
-miyazaki.jp
-miyazaki.miyazaki.jp
-miyazu.kyoto.jp
-miyoshi.aichi.jp
-miyoshi.hiroshima.jp
-miyoshi.saitama.jp
-miyoshi.tokushima.jp
-miyota.nagano.jp
-mizuho.tokyo.jp
-mizumaki.fukuoka.jp
-mizunami.gifu.jp
-mizusawa.iwate.jp
-mjondalen.no
-mk
-mk.eu.org
-mk.ua
-mkm.fan
-mktg.ec
-ml
-mlb
-mlbfan.org
-mls
-mma
-mmafan.biz
-mmv.kr
-mn
-mn.it
-mn.us
-mo
-mo-i-rana.no
-mo-siemens.io
-mo.cn
-mo.it
-mo.us
-moareke.no
-mobara.chiba.jp
-mobi
-mobi.gp
-mobi.ke
-mobi.ng
-mobi.tz
-mobile
-mocha-sandbox.dev
-mocha.app
-mochausercontent.com
-mochizuki.nagano.jp
-mock.pstmn.io
-mod.gi
-moda
-modalen.no
-modelling.aero
-modelscape.com
-modena.it
-mods.jp
-modum.no
-modx.dev
-moe
-moi
-moka.tochigi.jp
-mokuren.ne.jp
-mol.it
-molde.no
-molise.it
-mom
-mombetsu.hokkaido.jp
-mon.ec
-monash
-mond.jp
-money
-money.bj
-mongolian.jp
-monster
-monza-brianza.it
-monza-e-della-brianza.it
-monza.it
-monzabrianza.it
-monzaebrianza.it
-monzaedellabrianza.it
-moo.jp
-moonscale.net
-mordovia.ru
-mordovia.su
-morena.br
-moriguchi.osaka.jp
-morimachi.shizuoka.jp
-morioka.iwate.jp
-moriya.ibaraki.jp
-moriyama.shiga.jp
-moriyoshi.akita.jp
-mormon
-morotsuka.miyazaki.jp
-moroyama.saitama.jp
-mortgage
-moscow
-moseushi.hokkaido.jp
-mosjoen.no
-moskenes.no
-moss.no
-motegi.tochigi.jp
-moto
-motobu.okinawa.jp
-motorcycles
-motosu.gifu.jp
-motoyama.kochi.jp
-mov
-movie
-movimiento.bo
-mp
-mp.br
-mq
-mr
-mr.no
-mragowo.pl
-mrap.accesspoint.s3-global.amazonaws.com
-ms
-ms.fun
-ms.gov.br
-ms.it
-ms.kr
-ms.leg.br
-ms.show
-ms.us
-msd
-msk.ru
-msk.su
-mt
-mt.eu.org
-mt.gov.br
-mt.it
-mt.leg.br
-mt.us
-mtn
-mtr
-mu
-mugi.tokushima.jp
-muika.niigata.jp
-mukawa.hokkaido.jp
-muko.kyoto.jp
-munakata.fukuoka.jp
-muni.il
-muosat.no
-mup.gov.pl
-murakami.niigata.jp
-murata.miyagi.jp
-murayama.yamagata.jp
-murmansk.su
-muroran.hokkaido.jp
-muroto.kochi.jp
-mus.br
-mus.mi.us
-musashimurayama.tokyo.jp
-musashino.tokyo.jp
-museum
-museum.mv
-museum.no
-museum.om
-music
-musica.ar
-musica.bo
-musician.io
-mutsu.aomori.jp
-mutsuzawa.chiba.jp
-mutual.ar
-mv
-mw
-mw.gov.pl
-mwcloudnonprod.com
-mx
-my
-my-firewall.org
-my-gateway.de
-my-router.de
-my.at
-my.be
-my.canva.site
-my.canvasite.cn
-my.de
-my.eu.org
-my.id
-myactivedirectory.com
-myaddr.dev
-myaddr.io
-myaddr.tools
-myamaze.net
-myasustor.com
-mybox.company
-mybox.me
-mybox.page
-mycloudnas.com
-mydatto.com
-mydatto.net
-mydbserver.com
-myddns.rocks
-mydissent.net
-mydns.bz
-mydns.jp
-mydns.tw
-mydns.vc
-mydobiss.com
-myds.me
-myeffect.net
-myfast.host
-myfast.space
-myfirewall.org
-myforum.community
-myfritz.link
-myfritz.net
-myftp.biz
-myftp.org
-mygov.scot
-myhome-server.de
-myiphost.com
-myjino.ru
-mykolaiv.ua
-mymailer.com.tw
-mymediapc.net
-mynascloud.com
-myoko.niigata.jp
-mypep.link
-mypets.ws
-myphotos.cc
-mypi.co
-mypsx.net
-myqnapcloud.cn
-myqnapcloud.com
-myradweb.net
-myrdbx.io
-mysecuritycamera.com
-mysecuritycamera.net
-mysecuritycamera.org
-myshopblocks.com
-myshopify.com
-myspreadshop.at
-myspreadshop.be
-myspreadshop.ca
-myspreadshop.ch
-myspreadshop.co.uk
-myspreadshop.com
-myspreadshop.com.au
-myspreadshop.de
-myspreadshop.dk
-myspreadshop.es
-myspreadshop.fi
-myspreadshop.fr
-myspreadshop.ie
-myspreadshop.it
-myspreadshop.net
-myspreadshop.nl
-myspreadshop.no
-myspreadshop.pl
-myspreadshop.se
-mysynology.net
-mytabit.co.il
-mytabit.com
-mytis.ru
-mytuleap.com
-myvnc.com
-mywire.org
-mz
-n.bg
-n.se
-na
-na.it
-na4u.ru
-naamesjevuemie.no
-nab
-nabari.mie.jp
-nachikatsuura.wakayama.jp
-nagahama.shiga.jp
-nagai.yamagata.jp
-nagano.jp
-nagano.nagano.jp
-naganohara.gunma.jp
-nagaoka.niigata.jp
-nagaokakyo.kyoto.jp
-nagara.chiba.jp
-nagareyama.chiba.jp
-nagasaki.jp
-nagasaki.nagasaki.jp
-nagasu.kumamoto.jp
-nagato.yamaguchi.jp
-nagatoro.saitama.jp
-nagawa.nagano.jp
-nagi.okayama.jp
-nagiso.nagano.jp
-nago.okinawa.jp
-nagoya
-naha.okinawa.jp
-nahari.kochi.jp
-naie.hokkaido.jp
-naka.hiroshima.jp
-naka.ibaraki.jp
-nakadomari.aomori.jp
-nakagawa.fukuoka.jp
-nakagawa.hokkaido.jp
-nakagawa.nagano.jp
-nakagawa.tokushima.jp
-nakagusuku.okinawa.jp
-nakagyo.kyoto.jp
-nakai.kanagawa.jp
-nakama.fukuoka.jp
-nakamichi.yamanashi.jp
-nakamura.kochi.jp
-nakaniikawa.toyama.jp
-nakano.nagano.jp
-nakano.tokyo.jp
-nakanojo.gunma.jp
-nakanoto.ishikawa.jp
-nakasatsunai.hokkaido.jp
-nakatane.kagoshima.jp
-nakatombetsu.hokkaido.jp
-nakatsugawa.gifu.jp
-nakayama.yamagata.jp
-nakijin.okinawa.jp
-naklo.pl
-nalchik.ru
-nalchik.su
-namaste.jp
-namdalseid.no
-namdinh.vn
-name
-name.az
-name.eg
-name.et
-name.fj
-name.hr
-name.mk
-name.mv
-name.my
-name.ng
-name.pm
-name.pr
-name.qa
-name.tj
-name.tr
-name.tt
-name.vn
-namegata.ibaraki.jp
-namegawa.saitama.jp
-namerikawa.toyama.jp
-namie.fukushima.jp
-namikata.ehime.jp
-namsos.no
-namsskogan.no
-nanae.hokkaido.jp
-nanao.ishikawa.jp
-nanbu.tottori.jp
-nanbu.yamanashi.jp
-nango.fukushima.jp
-nanjo.okinawa.jp
-nankoku.kochi.jp
-nanmoku.gunma.jp
-nannestad.no
-nanporo.hokkaido.jp
-nantan.kyoto.jp
-nanto.toyama.jp
-nanyo.yamagata.jp
-naoshima.kagawa.jp
-naples.it
-napoli.it
-nara.jp
-nara.nara.jp
-narashino.chiba.jp
-narita.chiba.jp
-naroy.no
-narusawa.yamanashi.jp
-naruto.tokushima.jp
-narviika.no
-narvik.no
-nasu.tochigi.jp
-nasushiobara.tochigi.jp
-nat.cu
-nat.tn
-natal.br
-natori.miyagi.jp
-natural.bo
-naturbruksgymn.se
-naustdal.no
-navigation.aero
-navoi.su
-navuotna.no
-navy
-nayoro.hokkaido.jp
-nb.ca
-nba
-nc
-nc.tr
-nc.us
-nd.us
-ne
-ne.jp
-ne.ke
-ne.kr
-ne.tz
-ne.ug
-ne.us
-neat-url.com
-nec
-nedre-eiker.no
-needle.run
-nemuro.hokkaido.jp
-nerdpol.ovh
-nerima.tokyo.jp
-nes.akershus.no
-nes.buskerud.no
-nesna.no
-nesodden.no
-nesoddtangen.no
-nesseby.no
-nesset.no
-net
-net-freaks.com
-net.ac
-net.ae
-net.af
-net.ag
-net.ai
-net.al
-net.am
-net.ar
-net.au
-net.az
-net.ba
-net.bb
-net.bd
-net.bh
-net.bj
-net.bm
-net.bn
-net.bo
-net.br
-net.bs
-net.bt
-net.bw
-net.bz
-net.ci
-net.cm
-net.cn
-net.co
-net.cu
-net.cv
-net.cw
-net.cy
-net.dm
-net.do
-net.dz
-net.ec
-net.eg
-net.et
-net.eu.org
-net.fj
-net.fm
-net.ge
-net.gg
-net.gh
-net.gl
-net.gn
-net.gp
-net.gr
-net.gt
-net.gu
-net.gy
-net.hk
-net.hn
-net.ht
-net.id
-net.il
-net.im
-net.in
-net.io
-net.iq
-net.ir
-net.je
-net.jo
-net.kg
-net.kh
-net.ki
-net.kn
-net.kw
-net.ky
-net.kz
-net.la
-net.lb
-net.lc
-net.lk
-net.lr
-net.ls
-net.lv
-net.ly
-net.ma
-net.me
-net.mk
-net.ml
-net.mo
-net.ms
-net.mt
-net.mu
-net.mv
-net.mw
-net.mx
-net.my
-net.mz
-net.na
-net.nf
-net.ng
-net.ni
-net.nr
-net.nz
-net.om
-net.pa
-net.pe
-net.ph
-net.pk
-net.pl
-net.pn
-net.pr
-net.ps
-net.pt
-net.py
-net.qa
-net.ru
-net.rw
-net.sa
-net.sb
-net.sc
-net.sd
-net.sg
-net.sh
-net.sl
-net.so
-net.ss
-net.st
-net.sy
-net.th
-net.tj
-net.tm
-net.tn
-net.to
-net.tr
-net.tt
-net.tw
-net.ua
-net.uk
-net.uy
-net.uz
-net.vc
-net.ve
-net.vi
-net.vn
-net.vu
-net.ws
-net.ye
-net.za
-net.zm
-netbank
-netflix
-netgamers.jp
-netlib.re
-netlify.app
-nett.to
-network
-neustar
-new
-news
-news.hu
-newzealandnorth-01.azurewebsites.net
-next
-nextdirect
-nexus
-neyagawa.osaka.jp
-nf
-nf.ca
-nfl
-nflfan.org
-nfshost.com
-ng
-ng.eu.org
-nghean.vn
-ngo
-ngo.lk
-ngo.ng
-ngo.ph
-ngo.us
-ngo.za
-ngrok-free.app
-ngrok-free.dev
-ngrok.app
-ngrok.dev
-ngrok.io
-ngrok.pizza
-ngrok.pro
-nh-serv.co.uk
-nh.us
-nhk
-nhlfan.net
-nhs.uk
-ni
-nic.in
-nic.tj
-nic.za
-nichinan.miyazaki.jp
-nichinan.tottori.jp
-nico
-nieruchomosci.pl
-niigata.jp
-niigata.niigata.jp
-niihama.ehime.jp
-niikappu.hokkaido.jp
-niimi.okayama.jp
-niiza.saitama.jp
-nikaho.akita.jp
-nike
-niki.hokkaido.jp
-nikita.jp
-nikko.tochigi.jp
-nikolaev.ua
-nikon
-nimsite.uk
-ninhbinh.vn
-ninhthuan.vn
-ninja
-ninohe.iwate.jp
-ninomiya.kanagawa.jp
-nirasaki.yamanashi.jp
-nis.za
-nishi.fukuoka.jp
-nishi.osaka.jp
-nishiaizu.fukushima.jp
-nishiarita.saga.jp
-nishiawakura.okayama.jp
-nishiazai.shiga.jp
-nishigo.fukushima.jp
-nishihara.kumamoto.jp
-nishihara.okinawa.jp
-nishiizu.shizuoka.jp
-nishikata.tochigi.jp
-nishikatsura.yamanashi.jp
-nishikawa.yamagata.jp
-nishimera.miyazaki.jp
-nishinomiya.hyogo.jp
-nishinoomote.kagoshima.jp
-nishinoshima.shimane.jp
-nishio.aichi.jp
-nishiokoppe.hokkaido.jp
-nishitosa.kochi.jp
-nishiwaki.hyogo.jp
-nissan
-nissay
-nissedal.no
-nisshin.aichi.jp
-niteroi.br
-nittedal.no
-niyodogawa.kochi.jp
-nj.us
-njs.jelastic.vps-host.net
-nl
-nl-ams-1.baremetal.scw.cloud
-nl.ca
-nl.eu.org
-nl.no
-nm.cn
-nm.us
-no
-no-ip.biz
-no-ip.ca
-no-ip.co.uk
-no-ip.info
-no-ip.net
-no-ip.org
-no.eu.org
-no.it
-nobeoka.miyazaki.jp
-noboribetsu.hokkaido.jp
-nobushi.jp
-noda.chiba.jp
-noda.iwate.jp
-nodes.k8s.fr-par.scw.cloud
-nodes.k8s.nl-ams.scw.cloud
-nodes.k8s.pl-waw.scw.cloud
-nog.community
-nogata.fukuoka.jp
-nogi.tochigi.jp
-noheji.aomori.jp
-noho.st
-nohost.me
-noip.me
-noip.us
-nokia
-nom.ag
-nom.co
-nom.es
-nom.fr
-nom.io
-nom.km
-nom.mg
-nom.nc
-nom.ni
-nom.pa
-nom.pe
-nom.pl
-nom.ro
-nom.tm
-nom.ve
-nom.za
-nombre.bo
-nome.cv
-nome.pt
-nomi.ishikawa.jp
-nonoichi.ishikawa.jp
-noop.app
-noor.jp
-nord-aurdal.no
-nord-fron.no
-nord-odal.no
-norddal.no
-nordeste-idc.saveincloud.net
-nordkapp.no
-nordre-land.no
-nordreisa.no
-nore-og-uvdal.no
-north-kazakhstan.su
-northcentralus-01.azurewebsites.net
-northcentralusstage-01.azurewebsites.net
-northeastus5-01.azurewebsites.net
-northeurope-01.azurewebsites.net
-norton
-norwayeast-01.azurewebsites.net
-norwaywest-01.azurewebsites.net
-nose.osaka.jp
-nosegawa.nara.jp
-noshiro.akita.jp
-not.br
-notaires.fr
-notaires.km
-notebook-fips.ca-central-1.sagemaker.aws
-notebook-fips.ca-west-1.sagemaker.aws
-notebook-fips.us-east-1.sagemaker.aws
-notebook-fips.us-east-2.sagemaker.aws
-notebook-fips.us-gov-east-1.sagemaker.aws
-notebook-fips.us-gov-west-1.sagemaker.aws
-notebook-fips.us-west-1.sagemaker.aws
-notebook-fips.us-west-2.sagemaker.aws
-notebook.af-south-1.sagemaker.aws
-notebook.ap-east-1.sagemaker.aws
-notebook.ap-northeast-1.sagemaker.aws
-notebook.ap-northeast-2.sagemaker.aws
-notebook.ap-northeast-3.sagemaker.aws
-notebook.ap-south-1.sagemaker.aws
-notebook.ap-south-2.sagemaker.aws
-notebook.ap-southeast-1.sagemaker.aws
-notebook.ap-southeast-2.sagemaker.aws
-notebook.ap-southeast-3.sagemaker.aws
-notebook.ap-southeast-4.sagemaker.aws
-notebook.ca-central-1.sagemaker.aws
-notebook.ca-west-1.sagemaker.aws
-notebook.cn-north-1.sagemaker.com.cn
-notebook.cn-northwest-1.sagemaker.com.cn
-notebook.eu-central-1.sagemaker.aws
-notebook.eu-central-2.sagemaker.aws
-notebook.eu-north-1.sagemaker.aws
-notebook.eu-south-1.sagemaker.aws
-notebook.eu-south-2.sagemaker.aws
-notebook.eu-west-1.sagemaker.aws
-notebook.eu-west-2.sagemaker.aws
-notebook.eu-west-3.sagemaker.aws
-notebook.il-central-1.sagemaker.aws
-notebook.me-central-1.sagemaker.aws
-notebook.me-south-1.sagemaker.aws
-notebook.sa-east-1.sagemaker.aws
-notebook.us-east-1.sagemaker.aws
-notebook.us-east-2.sagemaker.aws
-notebook.us-gov-east-1.sagemaker.aws
-notebook.us-gov-west-1.sagemaker.aws
-notebook.us-west-1.sagemaker.aws
-notebook.us-west-2.sagemaker.aws
-noticeable.news
-noticias.bo
-notion.site
-noto.ishikawa.jp
-notodden.no
-notogawa.shiga.jp
-notteroy.no
-nov.ru
-nov.su
-novara.it
-novecore.site
-now
-now-dns.net
-now-dns.org
-now.sh
-nowaruda.pl
-nowruz
-nowtv
-nozawaonsen.nagano.jp
-nr
-nra
-nrw
-ns.ca
-nsn.us
-nsupdate.info
-nsw.au
-nsw.edu.au
-nt.au
-nt.ca
-nt.edu.au
-nt.no
-nt.ro
-ntdll.top
-ntr.br
-ntr.ec
-ntt
-nu
-nu.ca
-nu.it
-numata.gunma.jp
-numata.hokkaido.jp
-numazu.shizuoka.jp
-nuoro.it
-nv.us
-nx.cn
-nx.gw
-ny-1.paas.massivegrid.net
-ny-2.paas.massivegrid.net
-ny.us
-nyanta.jp
-nyat.app
-nyc
-nyc.mn
-nysa.pl
-nyuzen.toyama.jp
-nz
-nz.basketball
-nz.eu.org
-o.bg
-o.se
-o0o0.jp
-o365.cloud.nospamproxy.com
-oamishirasato.chiba.jp
-oarai.ibaraki.jp
-obama.fukui.jp
-obama.nagasaki.jp
-obanazawa.yamagata.jp
-obi
-obihiro.hokkaido.jp
-obira.hokkaido.jp
-obj.ag
-objects.lp.dev
-objects.lpg.cloudscale.ch
-objects.rma.cloudscale.ch
-obninsk.su
-observablehq.cloud
-observer
-obu.aichi.jp
-obuse.nagano.jp
-ocelot.mythic-beasts.com
-ochi.kochi.jp
-od.ua
-odate.akita.jp
-odawara.kanagawa.jp
-odda.no
-odesa.ua
-odessa.ua
-odo.br
-odont.ec
-oe.yamagata.jp
-of.by
-of.je
-of.no
-off.ai
-office
-office-on-the.net
-official.academy
-official.ec
-ofunato.iwate.jp
-og.ao
-og.it
-oga.akita.jp
-ogaki.gifu.jp
-ogano.saitama.jp
-ogasawara.tokyo.jp
-ogata.akita.jp
-ogawa.ibaraki.jp
-ogawa.nagano.jp
-ogawa.saitama.jp
-ogawara.miyagi.jp
-ogi.saga.jp
-ogimi.okinawa.jp
-ogliastra.it
-ogori.fukuoka.jp
-ogose.saitama.jp
-oguchi.aichi.jp
-oguni.kumamoto.jp
-oguni.yamagata.jp
-oh.us
-oharu.aichi.jp
-ohda.shimane.jp
-ohi.fukui.jp
-ohira.miyagi.jp
-ohira.tochigi.jp
-ohkura.yamagata.jp
-ohtawara.tochigi.jp
-oi.kanagawa.jp
-oia.gov.pl
-oirase.aomori.jp
-oirm.gov.pl
-oishida.yamagata.jp
-oiso.kanagawa.jp
-oita.jp
-oita.oita.jp
-oizumi.gunma.jp
-oji.nara.jp
-ojiya.niigata.jp
-ok.us
-okagaki.fukuoka.jp
-okawa.fukuoka.jp
-okawa.kochi.jp
-okaya.nagano.jp
-okayama.jp
-okayama.okayama.jp
-okazaki.aichi.jp
-oke.gov.pl
-okegawa.saitama.jp
-oketo.hokkaido.jp
-oki.fukuoka.jp
-okinawa
-okinawa.jp
-okinawa.okinawa.jp
-okinoshima.shimane.jp
-okoppe.hokkaido.jp
-oksnes.no
-okuizumo.shimane.jp
-okuma.fukushima.jp
-okutama.tokyo.jp
-ol.no
-olawa.pl
-olayan
-olayangroup
-olbia-tempio.it
-olbiatempio.it
-olecko.pl
-olkusz.pl
-ollo
-olsztyn.pl
-olympia.wa.us
-om
-omachi.nagano.jp
-omachi.saga.jp
-omaezaki.shizuoka.jp
-omasvuotna.no
-ome.tokyo.jp
-omega
-omg.lol
-omi.nagano.jp
-omi.niigata.jp
-omigawa.chiba.jp
-omihachiman.shiga.jp
-omitama.ibaraki.jp
-omiya.saitama.jp
-omniwe.site
-omotego.fukushima.jp
-omura.nagasaki.jp
-omuta.fukuoka.jp
-on-aptible.com
-on-fleek.app
-on-forge.com
-on-the-web.tv
-on-vapor.com
-on-web.fr
-on.biz.ng
-on.ca
-on.expo.app
-on.staging.expo.app
-onagawa.miyagi.jp
-oncilla.mythic-beasts.com
-ondigitalocean.app
-one
-ong
-ong.br
-onga.fukuoka.jp
-onhercules.app
-onid.ca
-oninferno.net
-onion
-onjuku.chiba.jp
-onl
-online
-online-server.cloud
-online.ge
-online.th
-onna.okinawa.jp
-ono.fukui.jp
-ono.fukushima.jp
-ono.hyogo.jp
-onojo.fukuoka.jp
-onomichi.hiroshima.jp
-onporter.run
-onrender.com
-onthewifi.com
-onza.mythic-beasts.com
-ooguy.com
-ookuwa.nagano.jp
-ooo
-oops.jp
-ooshika.nagano.jp
-oow.gov.pl
-opal.ne.jp
-open
-opencloud.me
-opencraft.hosting
-opensocial.site
-opentunnel.xyz
-operaunite.com
-opik.net
-opoczno.pl
-opole.pl
-oppdal.no
-oppegard.no
-or.at
-or.bi
-or.ci
-or.cr
-or.id
-or.it
-or.jp
-or.ke
-or.kr
-or.mu
-or.th
-or.tz
-or.ug
-or.us
-ora.gunma.jp
-oracle
-orange
-orangecloud.tn
-org
-org.ac
-org.ae
-org.af
-org.ag
-org.ai
-org.al
-org.am
-org.ao
-org.ar
-org.au
-org.az
-org.ba
-org.bb
-org.bd
-org.bh
-org.bi
-org.bj
-org.bm
-org.bn
-org.bo
-org.br
-org.bs
-org.bt
-org.bw
-org.bz
-org.ci
-org.cn
-org.co
-org.cu
-org.cv
-org.cw
-org.cy
-org.dm
-org.do
-org.dz
-org.ec
-org.ee
-org.eg
-org.es
-org.et
-org.fj
-org.fm
-org.ge
-org.gg
-org.gh
-org.gi
-org.gl
-org.gn
-org.gp
-org.gr
-org.gt
-org.gu
-org.gy
-org.hk
-org.hn
-org.ht
-org.hu
-org.il
-org.im
-org.in
-org.io
-org.iq
-org.ir
-org.je
-org.jo
-org.kg
-org.kh
-org.ki
-org.km
-org.kn
-org.kp
-org.kw
-org.ky
-org.kz
-org.la
-org.lb
-org.lc
-org.lk
-org.lr
-org.ls
-org.lv
-org.ly
-org.ma
-org.me
-org.mg
-org.mk
-org.ml
-org.mn
-org.mo
-org.ms
-org.mt
-org.mu
-org.mv
-org.mw
-org.mx
-org.my
-org.mz
-org.na
-org.ng
-org.ni
-org.nr
-org.nz
-org.om
-org.pa
-org.pe
-org.pf
-org.ph
-org.pk
-org.pl
-org.pn
-org.pr
-org.ps
-org.pt
-org.py
-org.qa
-org.ro
-org.rs
-org.ru
-org.rw
-org.sa
-org.sb
-org.sc
-org.scot
-org.sd
-org.se
-org.sg
-org.sh
-org.sk
-org.sl
-org.sn
-org.so
-org.ss
-org.st
-org.sv
-org.sy
-org.sz
-org.tj
-org.tm
-org.tn
-org.to
-org.tr
-org.tt
-org.tw
-org.ua
-org.ug
-org.uk
-org.uy
-org.uz
-org.vc
-org.ve
-org.vi
-org.vn
-org.vu
-org.ws
-org.ye
-org.yt
-org.za
-org.zm
-org.zw
-organic
-origins
-oristano.it
-orkanger.no
-orkdal.no
-orland.no
-orsites.com
-orskog.no
-orsta.no
-orx.biz
-os.hedmark.no
-os.hordaland.no
-osaka
-osaka.jp
-osakasayama.osaka.jp
-osaki.miyagi.jp
-osakikamijima.hiroshima.jp
-osasco.br
-oschr.gov.pl
-osen.no
-oseto.nagasaki.jp
-oshima.tokyo.jp
-oshima.yamaguchi.jp
-oshino.yamanashi.jp
-oshu.iwate.jp
-oslo.no
-osoyro.no
-osteroy.no
-ostre-toten.no
-ostroda.pl
-ostroleka.pl
-ostrowiec.pl
-ostrowwlkp.pl
-ot.it
-ota.gunma.jp
-ota.tokyo.jp
-otake.hiroshima.jp
-otaki.chiba.jp
-otaki.nagano.jp
-otaki.saitama.jp
-otama.fukushima.jp
-otari.nagano.jp
-otaru.hokkaido.jp
-ote.bj
-other.nf
-oto.fukuoka.jp
-otobe.hokkaido.jp
-otofuke.hokkaido.jp
-otoineppu.hokkaido.jp
-otoyo.kochi.jp
-otsu.shiga.jp
-otsuchi.iwate.jp
-otsuka
-otsuki.kochi.jp
-otsuki.yamanashi.jp
-ott
-ouchi.saga.jp
-ouda.nara.jp
-oum.gov.pl
-oumu.hokkaido.jp
-outsystemscloud.com
-overhalla.no
-ovh
-ovre-eiker.no
-owani.aomori.jp
-owariasahi.aichi.jp
-own.pm
-ownip.net
-ownprovider.com
-ox.rs
-oxa.cloud
-oy.lc
-oyabe.toyama.jp
-oyama.tochigi.jp
-oyamazaki.kyoto.jp
-oyer.no
-oygarden.no
-oyodo.nara.jp
-oystre-slidre.no
-oz.au
-ozora.hokkaido.jp
-ozu.ehime.jp
-ozu.kumamoto.jp
-p.bg
-p.se
-p.tawk.email
-p.tawkto.email
-pa
-pa.gov.br
-pa.gov.pl
-pa.it
-pa.leg.br
-pa.us
-paas.beebyte.io
-paas.hosted-by-previder.com
-paas.massivegrid.com
-pabianice.pl
-padova.it
-padua.it
-page
-pages-research.it.hs-heilbronn.de
-pages.dev
-pages.gay
-pages.it.hs-heilbronn.de
-pages.torproject.net
-pages.wiardweb.com
-pagespeedmobilizer.com
-palermo.it
-palmas.br
-panasonic
-panel.dev
-panel.gg
-pantheonsite.io
-parachuting.aero
-paragliding.aero
-parallel.jp
-parasite.jp
-paris
-parliament.nz
-parma.it
-paroch.k12.ma.us
-pars
-parti.se
-partners
-parts
-party
-passenger-association.aero
-patria.bo
-pavia.it
-pay
-payload.dev
-paynow.cx
-pb.ao
-pb.gov.br
-pb.leg.br
-pc.it
-pc.pl
-pccw
-pd.it
-pdns.page
-pe
-pe.ca
-pe.gov.br
-pe.it
-pe.kr
-pe.leg.br
-pecori.jp
-peewee.jp
-penne.jp
-penza.su
-pepper.jp
-per.jo
-per.la
-per.nf
-perma.jp
-perso.ht
-perso.tn
-perugia.it
-pesaro-urbino.it
-pesarourbino.it
-pescara.it
-pet
-pf
-pfizer
-pg.in
-pg.it
-pgafan.net
-pgfog.com
-pgw.jp
-ph
-pharmacien.fr
-pharmaciens.km
-pharmacy
-phd
-phd.jo
-philips
-phone
-photo
-photography
-photos
-phutho.vn
-phuyen.vn
-phx.enscaled.us
-physio
-pi.gov.br
-pi.it
-pi.leg.br
-piacenza.it
-pics
-pictet
-pictures
-pid
-piebox.site
-piedmont.it
-piemonte.it
-pigboat.jp
-pila.pl
-pilot.aero
-pimienta.org
-pin
-pinb.gov.pl
-ping
-pink
-pinoko.jp
-pioneer
-pippu.hokkaido.jp
-pisa.it
-pistoia.it
-pisz.pl
-pivohosting.com
-piw.gov.pl
-pixolino.com
-pizza
-pk
-pl
-pl.eu.org
-pl.ua
-place
-platter-app.dev
-play
-playcode.site
-playit.plus
-playstation
-playstation-cloud.com
-plc.co.im
-plc.ly
-plc.ng
-plc.uk
-plesk.page
-pleskns.com
-pley.games
-plo.ps
-plock.pl
-plumbing
-plurinacional.bo
-plus
-pm
-pmn.it
-pn
-pn.it
-pnc
-po.gov.pl
-po.it
-poa.br
-podhale.pl
-podlasie.pl
-podzone.net
-podzone.org
-pohl
-point2this.com
-pointto.us
-poivron.org
-poker
-pokrovsk.su
-pol.dz
-pol.ht
-pol.tr
-polandcentral-01.azurewebsites.net
-police.uk
-politica.bo
-politie
-polkowice.pl
-poltava.ua
-polyspace.com
-pomorskie.pl
-pomorze.pl
-poniatowa.pl
-ponpes.id
-pordenone.it
-porn
-porsanger.no
-porsangu.no
-porsgrunn.no
-port-angeles.wa.us
-port-ludlow.wa.us
-port-orchard.wa.us
-port-townsend.wa.us
-port.fr
-post
-post.in
-postman-echo.com
-potager.org
-potenza.it
-poulsbo.wa.us
-powiat.pl
-poznan.pl
-pp.az
-pp.ru
-pp.se
-pp.ua
-ppg.br
-pplx.app
-pr
-pr.gov.br
-pr.gov.pl
-pr.it
-pr.leg.br
-pr.ml
-pr.us
-prato.it
-praxi
-prd.fr
-prd.km
-prd.mg
-prequalifyme.today
-press
-press.aero
-press.cy
-press.ma
-press.se
-presse.km
-presse.ml
-preview.csb.app
-preview.emergentagent.com
-preview.site
-prg1-zerops.zone
-pri.ee
-prime
-primetel.cloud
-principe.st
-priv.at
-priv.hu
-priv.instances.scw.cloud
-priv.me
-priv.no
-priv.pl
-privatizehealthinsurance.net
-pro
-pro.az
-pro.br
-pro.cy
-pro.ec
-pro.fj
-pro.ht
-pro.in
-pro.mv
-pro.om
-pro.pr
-pro.tt
-pro.typeform.com
-pro.vn
-prochowice.pl
-prod
-production.aero
-productions
-prof
-prof.ec
-prof.pr
-profesional.bo
-progressive
-project.space
-promo
-properties
-property
-protection
-pru
-prudential
-pruszkow.pl
-prvcy.page
-prvw.eu
-przeworsk.pl
-ps
-psc.br
-psi.br
-psic.ec
-psiq.ec
-psp.gov.pl
-psse.gov.pl
-pstmn.io
-pt
-pt.eu.org
-pt.it
-pu.it
-pub
-pub.ec
-pub.instances.scw.cloud
-pub.sa
-publ.cv
-publ.pt
-public-inquiry.uk
-pubtls.org
-pueblo.bo
-pug.it
-puglia.it
-pulawy.pl
-punyu.jp
-pup.gov.pl
-pupu.jp
-pussycat.jp
-puter.app
-puter.site
-puter.work
-pv.it
-pvh.br
-pvt.ge
-pvt.k12.ma.us
-pw
-pwc
-py
-pya.jp
-pyatigorsk.ru
-pymnt.uk
-pythonanywhere.com
-pz.it
-q.bg
-qa
-qa2.com
-qatarcentral-01.azurewebsites.net
-qbuser.com
-qc.ca
-qcx.io
-qh.cn
-qld.au
-qld.edu.au
-qld.gov.au
-qoto.io
-qpon
-qsl.br
-qualifioapp.com
-quangbinh.vn
-quangnam.vn
-quangngai.vn
-quangninh.vn
-quangtri.vn
-quebec
-quest
-quicksytes.com
-quizzes.cx
-qzz.io
-r.bg
-r.cdn77.net
-r.se
-r2.dev
-ra.it
-racing
-rackmaze.com
-rackmaze.net
-rade.no
-radio
-radio.am
-radio.br
-radio.fm
-radom.pl
-radoy.no
-raffleentry.org.uk
-rag-cloud-ch.hosteur.com
-rag-cloud.hosteur.com
-ragusa.it
-rahkkeravju.no
-raholt.no
-raindrop.jp
-raisa.no
-rakkestad.no
-ralingen.no
-rana.no
-randaberg.no
-rankoshi.hokkaido.jp
-ranzan.saitama.jp
-rar.ve
-ras.ru
-rauma.no
-ravendb.cloud
-ravendb.community
-ravendb.run
-ravenna.it
-ravpage.co.il
-rawa-maz.pl
-rc.it
-rdb.fr-par.scw.cloud
-rdb.nl-ams.scw.cloud
-rdb.pl-waw.scw.cloud
-rdy.jp
-re
-re.it
-re.kr
-re.no
-read
-read-books.org
-readmyblog.org
-readthedocs-hosted.com
-readthedocs.io
-readymade.jp
-realestate
-realestate.pl
-realm.cz
-realtime.supabase.co
-realtor
-realty
-rebun.hokkaido.jp
-rec.br
-rec.nf
-rec.ro
-rec.ve
-recht.pro
-recife.br
-recipes
-recreation.aero
-red
-red.sv
-redirectme.net
-redmond.wa.us
-redumbrella
-reg.dk
-reggio-calabria.it
-reggio-emilia.it
-reggiocalabria.it
-reggioemilia.it
-rehab
-reise
-reisen
-reit
-reklam.hu
-rel.ht
-rel.pl
-relay.evervault.app
-relay.evervault.dev
-reliance
-remotewd.com
-ren
-rendalen.no
-rennebu.no
-rennesoy.no
-rent
-rentals
-renton.wa.us
-rep.br
-rep.kp
-repair
-repbody.aero
-repl.co
-repl.run
-replit.app
-report
-republican
-res.aero
-res.in
-research.aero
-researched.cx
-reservd.com
-reservd.dev.thingdust.io
-reservd.disrec.thingdust.io
-reservd.testing.thingdust.io
-reserve-online.net
-resindevice.io
-resolve.bar
-rest
-restaurant
-restaurant.bj
-resto.bj
-retool.app
-review
-reviews
-revista.bo
-rexroth
-rg.it
-rgr.jp
-rhcloud.com
-ri.it
-ri.us
-ribeirao.br
-ric.jelastic.vps-host.net
-rice-labs.com
-rich
-richardli
-ricoh
-rieti.it
-rifu.miyagi.jp
-riik.ee
-rikubetsu.hokkaido.jp
-rikuzentakata.iwate.jp
-ril
-rimini.it
-rindal.no
-ringebu.no
-ringerike.no
-ringsaker.no
-rio
-rio.br
-rio.ec
-riobranco.br
-riopreto.br
-rip
-rishiri.hokkaido.jp
-rishirifuji.hokkaido.jp
-risor.no
-rissa.no
-ritto.shiga.jp
-rivne.ua
-rj.gov.br
-rj.leg.br
-rl.no
-rm.it
-rma.objectstorage.ch
-rn.gov.br
-rn.it
-rn.leg.br
-ro
-ro.eu.org
-ro.gov.br
-ro.it
-ro.leg.br
-roan.no
-rocketpreview.app
-rocks
-rocky.page
-rodeo
-rodoy.no
-rogers
-rokunohe.aomori.jp
-rollag.no
-roma.it
-rome.it
-romsa.no
-romskog.no
-room
-roros.no
-rost.no
-rotorcraft.aero
-routingthecloud.com
-routingthecloud.net
-routingthecloud.org
-rovigo.it
-rovno.ua
-roxa.org
-royal-commission.uk
-royken.no
-royrvik.no
-rr.gov.br
-rr.leg.br
-rrpp.ec
-rs
-rs.ba
-rs.gov.br
-rs.leg.br
-rs.webaccel.jp
-rsc.cdn77.org
-rsc.contentproxy9.cz
-rsvp
-rt.ht
-ru
-ru.com
-ru.eu.org
-ru.net
-rub.de
-rugby
-ruhr
-ruhr-uni-bochum.de
-rulez.jp
-run
-runcontainers.dev
-runs.onstackit.cloud
-ruovat.no
-rv.ua
-rw
-rwe
-rybnik.pl
-ryd.wafaicloud.com
-rygge.no
-ryokami.saitama.jp
-ryugasaki.ibaraki.jp
-ryukyu
-ryuoh.shiga.jp
-rzeszow.pl
-rzgw.gov.pl
-s.bg
-s.se
-s3-1.amazonaws.com
-s3-accesspoint-fips.ca-central-1.amazonaws.com
-s3-accesspoint-fips.ca-west-1.amazonaws.com
-s3-accesspoint-fips.dualstack.ca-central-1.amazonaws.com
-s3-accesspoint-fips.dualstack.ca-west-1.amazonaws.com
-s3-accesspoint-fips.dualstack.us-east-1.amazonaws.com
-s3-accesspoint-fips.dualstack.us-east-2.amazonaws.com
-s3-accesspoint-fips.dualstack.us-gov-east-1.amazonaws.com
-s3-accesspoint-fips.dualstack.us-gov-west-1.amazonaws.com
-s3-accesspoint-fips.dualstack.us-west-1.amazonaws.com
-s3-accesspoint-fips.dualstack.us-west-2.amazonaws.com
-s3-accesspoint-fips.us-east-1.amazonaws.com
-s3-accesspoint-fips.us-east-2.amazonaws.com
-s3-accesspoint-fips.us-gov-east-1.amazonaws.com
-s3-accesspoint-fips.us-gov-west-1.amazonaws.com
-s3-accesspoint-fips.us-west-1.amazonaws.com
-s3-accesspoint-fips.us-west-2.amazonaws.com
-s3-accesspoint.af-south-1.amazonaws.com
-s3-accesspoint.ap-east-1.amazonaws.com
-s3-accesspoint.ap-northeast-1.amazonaws.com
-s3-accesspoint.ap-northeast-2.amazonaws.com
-s3-accesspoint.ap-northeast-3.amazonaws.com
-s3-accesspoint.ap-south-1.amazonaws.com
-s3-accesspoint.ap-south-2.amazonaws.com
-s3-accesspoint.ap-southeast-1.amazonaws.com
-s3-accesspoint.ap-southeast-2.amazonaws.com
-s3-accesspoint.ap-southeast-3.amazonaws.com
-s3-accesspoint.ap-southeast-4.amazonaws.com
-s3-accesspoint.ap-southeast-5.amazonaws.com
-s3-accesspoint.ca-central-1.amazonaws.com
-s3-accesspoint.ca-west-1.amazonaws.com
-s3-accesspoint.cn-north-1.amazonaws.com.cn
-s3-accesspoint.cn-northwest-1.amazonaws.com.cn
-s3-accesspoint.dualstack.af-south-1.amazonaws.com
-s3-accesspoint.dualstack.ap-east-1.amazonaws.com
-s3-accesspoint.dualstack.ap-northeast-1.amazonaws.com
-s3-accesspoint.dualstack.ap-northeast-2.amazonaws.com
-s3-accesspoint.dualstack.ap-northeast-3.amazonaws.com
-s3-accesspoint.dualstack.ap-south-1.amazonaws.com
-s3-accesspoint.dualstack.ap-south-2.amazonaws.com
-s3-accesspoint.dualstack.ap-southeast-1.amazonaws.com
-s3-accesspoint.dualstack.ap-southeast-2.amazonaws.com
-s3-accesspoint.dualstack.ap-southeast-3.amazonaws.com
-s3-accesspoint.dualstack.ap-southeast-4.amazonaws.com
-s3-accesspoint.dualstack.ap-southeast-5.amazonaws.com
-s3-accesspoint.dualstack.ca-central-1.amazonaws.com
-s3-accesspoint.dualstack.ca-west-1.amazonaws.com
-s3-accesspoint.dualstack.cn-north-1.amazonaws.com.cn
-s3-accesspoint.dualstack.cn-northwest-1.amazonaws.com.cn
-s3-accesspoint.dualstack.eu-central-1.amazonaws.com
-s3-accesspoint.dualstack.eu-central-2.amazonaws.com
-s3-accesspoint.dualstack.eu-north-1.amazonaws.com
-s3-accesspoint.dualstack.eu-south-1.amazonaws.com
-s3-accesspoint.dualstack.eu-south-2.amazonaws.com
-s3-accesspoint.dualstack.eu-west-1.amazonaws.com
-s3-accesspoint.dualstack.eu-west-2.amazonaws.com
-s3-accesspoint.dualstack.eu-west-3.amazonaws.com
-s3-accesspoint.dualstack.il-central-1.amazonaws.com
-s3-accesspoint.dualstack.me-central-1.amazonaws.com
-s3-accesspoint.dualstack.me-south-1.amazonaws.com
-s3-accesspoint.dualstack.sa-east-1.amazonaws.com
-s3-accesspoint.dualstack.us-east-1.amazonaws.com
-s3-accesspoint.dualstack.us-east-2.amazonaws.com
-s3-accesspoint.dualstack.us-gov-east-1.amazonaws.com
-s3-accesspoint.dualstack.us-gov-west-1.amazonaws.com
-s3-accesspoint.dualstack.us-west-1.amazonaws.com
-s3-accesspoint.dualstack.us-west-2.amazonaws.com
-s3-accesspoint.eu-central-1.amazonaws.com
-s3-accesspoint.eu-central-2.amazonaws.com
-s3-accesspoint.eu-north-1.amazonaws.com
-s3-accesspoint.eu-south-1.amazonaws.com
-s3-accesspoint.eu-south-2.amazonaws.com
-s3-accesspoint.eu-west-1.amazonaws.com
-s3-accesspoint.eu-west-2.amazonaws.com
-s3-accesspoint.eu-west-3.amazonaws.com
-s3-accesspoint.il-central-1.amazonaws.com
-s3-accesspoint.me-central-1.amazonaws.com
-s3-accesspoint.me-south-1.amazonaws.com
-s3-accesspoint.sa-east-1.amazonaws.com
-s3-accesspoint.us-east-1.amazonaws.com
-s3-accesspoint.us-east-2.amazonaws.com
-s3-accesspoint.us-gov-east-1.amazonaws.com
-s3-accesspoint.us-gov-west-1.amazonaws.com
-s3-accesspoint.us-west-1.amazonaws.com
-s3-accesspoint.us-west-2.amazonaws.com
-s3-ap-east-1.amazonaws.com
-s3-ap-northeast-1.amazonaws.com
-s3-ap-northeast-2.amazonaws.com
-s3-ap-northeast-3.amazonaws.com
-s3-ap-south-1.amazonaws.com
-s3-ap-southeast-1.amazonaws.com
-s3-ap-southeast-2.amazonaws.com
-s3-ca-central-1.amazonaws.com
-s3-deprecated.ap-southeast-5.amazonaws.com
-s3-deprecated.cn-north-1.amazonaws.com.cn
-s3-deprecated.eu-west-1.amazonaws.com
-s3-deprecated.us-east-1.amazonaws.com
-s3-deprecated.us-east-2.amazonaws.com
-s3-deprecated.us-west-2.amazonaws.com
-s3-eu-central-1.amazonaws.com
-s3-eu-north-1.amazonaws.com
-s3-eu-west-1.amazonaws.com
-s3-eu-west-2.amazonaws.com
-s3-eu-west-3.amazonaws.com
-s3-external-1.amazonaws.com
-s3-fips-us-gov-east-1.amazonaws.com
-s3-fips-us-gov-west-1.amazonaws.com
-s3-fips.ca-central-1.amazonaws.com
-s3-fips.ca-west-1.amazonaws.com
-s3-fips.dualstack.ca-central-1.amazonaws.com
-s3-fips.dualstack.ca-west-1.amazonaws.com
-s3-fips.dualstack.us-east-1.amazonaws.com
-s3-fips.dualstack.us-east-2.amazonaws.com
-s3-fips.dualstack.us-gov-east-1.amazonaws.com
-s3-fips.dualstack.us-gov-west-1.amazonaws.com
-s3-fips.dualstack.us-west-1.amazonaws.com
-s3-fips.dualstack.us-west-2.amazonaws.com
-s3-fips.us-east-1.amazonaws.com
-s3-fips.us-east-2.amazonaws.com
-s3-fips.us-gov-east-1.amazonaws.com
-s3-fips.us-gov-west-1.amazonaws.com
-s3-fips.us-west-1.amazonaws.com
-s3-fips.us-west-2.amazonaws.com
-s3-me-south-1.amazonaws.com
-s3-object-lambda.af-south-1.amazonaws.com
-s3-object-lambda.ap-east-1.amazonaws.com
-s3-object-lambda.ap-northeast-1.amazonaws.com
-s3-object-lambda.ap-northeast-2.amazonaws.com
-s3-object-lambda.ap-northeast-3.amazonaws.com
-s3-object-lambda.ap-south-1.amazonaws.com
-s3-object-lambda.ap-south-2.amazonaws.com
-s3-object-lambda.ap-southeast-1.amazonaws.com
-s3-object-lambda.ap-southeast-2.amazonaws.com
-s3-object-lambda.ap-southeast-3.amazonaws.com
-s3-object-lambda.ap-southeast-4.amazonaws.com
-s3-object-lambda.ap-southeast-5.amazonaws.com
-s3-object-lambda.ca-central-1.amazonaws.com
-s3-object-lambda.ca-west-1.amazonaws.com
-s3-object-lambda.cn-north-1.amazonaws.com.cn
-s3-object-lambda.cn-northwest-1.amazonaws.com.cn
-s3-object-lambda.eu-central-1.amazonaws.com
-s3-object-lambda.eu-central-2.amazonaws.com
-s3-object-lambda.eu-north-1.amazonaws.com
-s3-object-lambda.eu-south-1.amazonaws.com
-s3-object-lambda.eu-south-2.amazonaws.com
-s3-object-lambda.eu-west-1.amazonaws.com
-s3-object-lambda.eu-west-2.amazonaws.com
-s3-object-lambda.eu-west-3.amazonaws.com
-s3-object-lambda.il-central-1.amazonaws.com
-s3-object-lambda.me-central-1.amazonaws.com
-s3-object-lambda.me-south-1.amazonaws.com
-s3-object-lambda.sa-east-1.amazonaws.com
-s3-object-lambda.us-east-1.amazonaws.com
-s3-object-lambda.us-east-2.amazonaws.com
-s3-object-lambda.us-gov-east-1.amazonaws.com
-s3-object-lambda.us-gov-west-1.amazonaws.com
-s3-object-lambda.us-west-1.amazonaws.com
-s3-object-lambda.us-west-2.amazonaws.com
-s3-sa-east-1.amazonaws.com
-s3-us-east-2.amazonaws.com
-s3-us-gov-east-1.amazonaws.com
-s3-us-gov-west-1.amazonaws.com
-s3-us-west-1.amazonaws.com
-s3-us-west-2.amazonaws.com
-s3-website-ap-northeast-1.amazonaws.com
-s3-website-ap-southeast-1.amazonaws.com
-s3-website-ap-southeast-2.amazonaws.com
-s3-website-eu-west-1.amazonaws.com
-s3-website-jp.object.ncpstorage.com
-s3-website-sa-east-1.amazonaws.com
-s3-website-us-east-1.amazonaws.com
-s3-website-us-gov-west-1.amazonaws.com
-s3-website-us-west-1.amazonaws.com
-s3-website-us-west-2.amazonaws.com
-s3-website.af-south-1.amazonaws.com
-s3-website.ap-east-1.amazonaws.com
-s3-website.ap-northeast-1.amazonaws.com
-s3-website.ap-northeast-2.amazonaws.com
-s3-website.ap-northeast-3.amazonaws.com
-s3-website.ap-south-1.amazonaws.com
-s3-website.ap-south-2.amazonaws.com
-s3-website.ap-southeast-1.amazonaws.com
-s3-website.ap-southeast-2.amazonaws.com
-s3-website.ap-southeast-3.amazonaws.com
-s3-website.ap-southeast-4.amazonaws.com
-s3-website.ap-southeast-5.amazonaws.com
-s3-website.ca-central-1.amazonaws.com
-s3-website.ca-west-1.amazonaws.com
-s3-website.cn-north-1.amazonaws.com.cn
-s3-website.cn-northwest-1.amazonaws.com.cn
-s3-website.de.object.ncloudstorage.com
-s3-website.dualstack.af-south-1.amazonaws.com
-s3-website.dualstack.ap-northeast-1.amazonaws.com
-s3-website.dualstack.ap-northeast-2.amazonaws.com
-s3-website.dualstack.ap-northeast-3.amazonaws.com
-s3-website.dualstack.ap-south-1.amazonaws.com
-s3-website.dualstack.ap-south-2.amazonaws.com
-s3-website.dualstack.ap-southeast-1.amazonaws.com
-s3-website.dualstack.ap-southeast-2.amazonaws.com
-s3-website.dualstack.ap-southeast-3.amazonaws.com
-s3-website.dualstack.ap-southeast-4.amazonaws.com
-s3-website.dualstack.ap-southeast-5.amazonaws.com
-s3-website.dualstack.ca-central-1.amazonaws.com
-s3-website.dualstack.ca-west-1.amazonaws.com
-s3-website.dualstack.cn-north-1.amazonaws.com.cn
-s3-website.dualstack.eu-central-1.amazonaws.com
-s3-website.dualstack.eu-central-2.amazonaws.com
-s3-website.dualstack.eu-south-1.amazonaws.com
-s3-website.dualstack.eu-south-2.amazonaws.com
-s3-website.dualstack.eu-west-1.amazonaws.com
-s3-website.dualstack.eu-west-3.amazonaws.com
-s3-website.dualstack.il-central-1.amazonaws.com
-s3-website.dualstack.me-central-1.amazonaws.com
-s3-website.dualstack.sa-east-1.amazonaws.com
-s3-website.dualstack.us-east-1.amazonaws.com
-s3-website.dualstack.us-east-2.amazonaws.com
-s3-website.dualstack.us-gov-east-1.amazonaws.com
-s3-website.dualstack.us-gov-west-1.amazonaws.com
-s3-website.dualstack.us-west-1.amazonaws.com
-s3-website.dualstack.us-west-2.amazonaws.com
-s3-website.eu-central-1.amazonaws.com
-s3-website.eu-central-2.amazonaws.com
-s3-website.eu-north-1.amazonaws.com
-s3-website.eu-south-1.amazonaws.com
-s3-website.eu-south-2.amazonaws.com
-s3-website.eu-west-1.amazonaws.com
-s3-website.eu-west-2.amazonaws.com
-s3-website.eu-west-3.amazonaws.com
-s3-website.fr-par.scw.cloud
-s3-website.il-central-1.amazonaws.com
-s3-website.kr.object.fin-ncloudstorage.com
-s3-website.kr.object.gov-ncloudstorage.com
-s3-website.kr.object.ncloudstorage.com
-s3-website.krs.object.gov-ncloudstorage.com
-s3-website.me-central-1.amazonaws.com
-s3-website.me-south-1.amazonaws.com
-s3-website.nl-ams.scw.cloud
-s3-website.pl-waw.scw.cloud
-s3-website.sa-east-1.amazonaws.com
-s3-website.sg.object.ncloudstorage.com
-s3-website.us-east-1.amazonaws.com
-s3-website.us-east-2.amazonaws.com
-s3-website.us-gov-east-1.amazonaws.com
-s3-website.us-gov-west-1.amazonaws.com
-s3-website.us-west-1.amazonaws.com
-s3-website.us-west-2.amazonaws.com
-s3-website.us.object.ncloudstorage.com
-s3.af-south-1.amazonaws.com
-s3.amazonaws.com
-s3.ap-east-1.amazonaws.com
-s3.ap-northeast-1.amazonaws.com
-s3.ap-northeast-2.amazonaws.com
-s3.ap-northeast-3.amazonaws.com
-s3.ap-south-1.amazonaws.com
-s3.ap-south-2.amazonaws.com
-s3.ap-southeast-1.amazonaws.com
-s3.ap-southeast-2.amazonaws.com
-s3.ap-southeast-3.amazonaws.com
-s3.ap-southeast-4.amazonaws.com
-s3.ap-southeast-5.amazonaws.com
-s3.ca-central-1.amazonaws.com
-s3.ca-west-1.amazonaws.com
-s3.cn-north-1.amazonaws.com.cn
-s3.cn-northwest-1.amazonaws.com.cn
-s3.dualstack.af-south-1.amazonaws.com
-s3.dualstack.ap-east-1.amazonaws.com
-s3.dualstack.ap-northeast-1.amazonaws.com
-s3.dualstack.ap-northeast-2.amazonaws.com
-s3.dualstack.ap-northeast-3.amazonaws.com
-s3.dualstack.ap-south-1.amazonaws.com
-s3.dualstack.ap-south-2.amazonaws.com
-s3.dualstack.ap-southeast-1.amazonaws.com
-s3.dualstack.ap-southeast-2.amazonaws.com
-s3.dualstack.ap-southeast-3.amazonaws.com
-s3.dualstack.ap-southeast-4.amazonaws.com
-s3.dualstack.ap-southeast-5.amazonaws.com
-s3.dualstack.ca-central-1.amazonaws.com
-s3.dualstack.ca-west-1.amazonaws.com
-s3.dualstack.cn-north-1.amazonaws.com.cn
-s3.dualstack.cn-northwest-1.amazonaws.com.cn
-s3.dualstack.eu-central-1.amazonaws.com
-s3.dualstack.eu-central-2.amazonaws.com
-s3.dualstack.eu-north-1.amazonaws.com
-s3.dualstack.eu-south-1.amazonaws.com
-s3.dualstack.eu-south-2.amazonaws.com
-s3.dualstack.eu-west-1.amazonaws.com
-s3.dualstack.eu-west-2.amazonaws.com
-s3.dualstack.eu-west-3.amazonaws.com
-s3.dualstack.il-central-1.amazonaws.com
-s3.dualstack.me-central-1.amazonaws.com
-s3.dualstack.me-south-1.amazonaws.com
-s3.dualstack.sa-east-1.amazonaws.com
-s3.dualstack.us-east-1.amazonaws.com
-s3.dualstack.us-east-2.amazonaws.com
-s3.dualstack.us-gov-east-1.amazonaws.com
-s3.dualstack.us-gov-west-1.amazonaws.com
-s3.dualstack.us-west-1.amazonaws.com
-s3.dualstack.us-west-2.amazonaws.com
-s3.eu-central-1.amazonaws.com
-s3.eu-central-2.amazonaws.com
-s3.eu-north-1.amazonaws.com
-s3.eu-south-1.amazonaws.com
-s3.eu-south-2.amazonaws.com
-s3.eu-west-1.amazonaws.com
-s3.eu-west-2.amazonaws.com
-s3.eu-west-3.amazonaws.com
-s3.fr-par.scw.cloud
-s3.il-central-1.amazonaws.com
-s3.isk01.sakurastorage.jp
-s3.isk02.sakurastorage.jp
-s3.k2.cloud
-s3.me-central-1.amazonaws.com
-s3.me-south-1.amazonaws.com
-s3.nl-ams.scw.cloud
-s3.pl-waw.scw.cloud
-s3.ru-msk.k2.cloud
-s3.ru-spb.k2.cloud
-s3.sa-east-1.amazonaws.com
-s3.teckids.org
-s3.us-east-1.amazonaws.com
-s3.us-east-2.amazonaws.com
-s3.us-gov-east-1.amazonaws.com
-s3.us-gov-west-1.amazonaws.com
-s3.us-west-1.amazonaws.com
-s3.us-west-2.amazonaws.com
-sa
-sa-east-1.elasticbeanstalk.com
-sa.au
-sa.com
-sa.cr
-sa.edu.au
-sa.gov.au
-sa.gov.pl
-sa.it
-sa.ngrok.io
-saarland
-sabae.fukui.jp
-sadist.jp
-sado.niigata.jp
-safe
-safety
-safety.aero
-saga.jp
-saga.saga.jp
-sagae.yamagata.jp
-sagamihara.kanagawa.jp
-saigawa.fukuoka.jp
-saijo.ehime.jp
-saikai.nagasaki.jp
-saiki.oita.jp
-saitama.jp
-saitama.saitama.jp
-saito.miyazaki.jp
-saka.hiroshima.jp
-sakado.saitama.jp
-sakae.chiba.jp
-sakae.nagano.jp
-sakahogi.gifu.jp
-sakai.fukui.jp
-sakai.ibaraki.jp
-sakai.osaka.jp
-sakaiminato.tottori.jp
-sakaki.nagano.jp
-sakata.yamagata.jp
-sakawa.kochi.jp
-sakegawa.yamagata.jp
-saku.nagano.jp
-sakuho.nagano.jp
-sakura
-sakura.chiba.jp
-sakura.ne.jp
-sakura.tochigi.jp
-sakura.tv
-sakuragawa.ibaraki.jp
-sakurai.nara.jp
-sakuratan.com
-sakuraweb.com
-sakyo.kyoto.jp
-sal.ec
-salangen.no
-salat.no
-sale
-salerno.it
-salon
-saloon.jp
-saltdal.no
-salud.bo
-salvador.br
-same-app.com
-same-preview.com
-samegawa.fukushima.jp
-samnanger.no
-sampa.br
-samsclub
-samsung
-samukawa.kanagawa.jp
-sanagochi.tokushima.jp
-sanda.hyogo.jp
-sandbox.deno.net
-sandcats.io
-sande.more-og-romsdal.no
-sande.vestfold.no
-sande.xn--mre-og-romsdal-qqb.no
-sandefjord.no
-sandnes.no
-sandnessjoen.no
-sandoy.no
-sandvik
-sandvikcoromant
-sango.nara.jp
-sanjo.niigata.jp
-sannan.hyogo.jp
-sannohe.aomori.jp
-sano.tochigi.jp
-sanofi
-sanok.pl
-santamaria.br
-santoandre.br
-sanuki.kagawa.jp
-saobernardo.br
-saogonca.br
-saotome.st
-sap
-sar.it
-sardegna.it
-sardinia.it
-sarl
-saroma.hokkaido.jp
-sarpsborg.no
-sarufutsu.hokkaido.jp
-sas
-sasaguri.fukuoka.jp
-sasayama.hyogo.jp
-sasebo.nagasaki.jp
-sassari.it
-satosho.okayama.jp
-satsumasendai.kagoshima.jp
-satte.saitama.jp
-sauda.no
-sauherad.no
-sav.case
-save
-saves-the-whales.com
-savona.it
-saxo
-sayama.osaka.jp
-sayama.saitama.jp
-sayo.hyogo.jp
-sb
-sb.ua
-sbi
-sblo.jp
-sbs
-sc
-sc.cn
-sc.gov.br
-sc.ke
-sc.kr
-sc.leg.br
-sc.ls
-sc.tz
-sc.ug
-sc.us
-scalebook.scw.cloud
-scb
-scbl.fr-par.scw.cloud
-scbl.nl-ams.scw.cloud
-scbl.pl-waw.scw.cloud
-sch.ac
-sch.ae
-sch.bd
-sch.id
-sch.ir
-sch.jo
-sch.lk
-sch.ly
-sch.ng
-sch.qa
-sch.sa
-sch.ss
-sch.tf
-sch.wf
-sch.zm
-schaeffler
-schmidt
-schokokeks.net
-scholarships
-school
-school.ge
-school.in
-school.nz
-school.za
-schoolbus.jp
-schuldock.de
-schule
-schulplattform.de
-schulserver.de
-schwarz
-sci.eg
-science
-scientist.aero
-scot
-scrapper-site.net
-scrapping.cc
-scrysec.com
-scw.site
-sd
-sd.cn
-sd.us
-sdn.gov.pl
-sdscloud.pl
-se
-se.eu.org
-se.gov.br
-se.leg.br
-se.net
-sea.wa.us
-search
-seat
-seattle.wa.us
-sebastopol.ua
-sec.ps
-secret.jp
-secure
-security
-securitytactics.com
-seek
-seg.ar
-seg.br
-seidat.net
-seihi.nagasaki.jp
-seika.kyoto.jp
-seiro.niigata.jp
-seirou.niigata.jp
-seiyo.ehime.jp
-sejny.pl
-sekd1.beebyteapp.io
-seki.gifu.jp
-sekigahara.gifu.jp
-sekikawa.niigata.jp
-sel.no
-selbu.no
-select
-selfip.biz
-selfip.com
-selfip.info
-selfip.net
-selfip.org
-selje.no
-seljord.no
-sellfy.store
-sells-for-less.com
-sells-for-u.com
-sells-it.net
-sellsyourhome.org
-semboku.akita.jp
-semine.miyagi.jp
-senasa.ar
-sener
-sennan.osaka.jp
-senseering.net
-seoul.kr
-seprox.hooc.me
-sequim.wa.us
-sera.hiroshima.jp
-seranishi.hiroshima.jp
-servebbs.com
-servebbs.net
-servebbs.org
-servebeer.com
-serveblog.net
-servebolt.cloud
-servecounterstrike.com
-serveexchange.com
-serveftp.com
-serveftp.net
-serveftp.org
-servegame.com
-servegame.org
-servehalflife.com
-servehttp.com
-servehumour.com
-serveirc.com
-serveminecraft.net
-servemp3.com
-servep2p.com
-servepics.com
-servequake.com
-server-on.net
-servername.us
-servesarcasm.com
-service.gov.scot
-service.gov.uk
-service.one
-servicebus.usgovcloudapi.net
-servicebus.windows.net
-services
-services.aero
-setagaya.tokyo.jp
-seto.aichi.jp
-setouchi.okayama.jp
-settsu.osaka.jp
-sevastopol.ua
-seven
-sew
-sex
-sex.hu
-sex.pl
-sexy
-sf.no
-sfr
-sg
-sg-1.paas.massivegrid.net
-sg.object.ncloudstorage.com
-sg.object.private.ncloudstorage.com
-sg.objectstorage.ncloud.com
-sh
-sh.cn
-shacknet.nu
-shakotan.hokkaido.jp
-shangrila
-shari.hokkaido.jp
-sharp
-sheezy.games
-shell
-shelton.wa.us
-shia
-shibata.miyagi.jp
-shibata.niigata.jp
-shibecha.hokkaido.jp
-shibetsu.hokkaido.jp
-shibukawa.gunma.jp
-shibuya.tokyo.jp
-shichikashuku.miyagi.jp
-shichinohe.aomori.jp
-shiga.jp
-shiiba.miyazaki.jp
-shijonawate.osaka.jp
-shika.ishikawa.jp
-shikabe.hokkaido.jp
-shikama.miyagi.jp
-shikaoi.hokkaido.jp
-shikatsu.aichi.jp
-shiki.saitama.jp
-shikokuchuo.ehime.jp
-shiksha
-shima.mie.jp
-shimabara.nagasaki.jp
-shimada.shizuoka.jp
-shimamaki.hokkaido.jp
-shimamoto.osaka.jp
-shimane.jp
-shimane.shimane.jp
-shimizu.hokkaido.jp
-shimizu.shizuoka.jp
-shimoda.shizuoka.jp
-shimodate.ibaraki.jp
-shimofusa.chiba.jp
-shimogo.fukushima.jp
-shimoichi.nara.jp
-shimoji.okinawa.jp
-shimokawa.hokkaido.jp
-shimokitayama.nara.jp
-shimonita.gunma.jp
-shimonoseki.yamaguchi.jp
-shimosuwa.nagano.jp
-shimotsuke.tochigi.jp
-shimotsuma.ibaraki.jp
-shinagawa.tokyo.jp
-shinanomachi.nagano.jp
-shingo.aomori.jp
-shingu.fukuoka.jp
-shingu.hyogo.jp
-shingu.wakayama.jp
-shinichi.hiroshima.jp
-shinjo.nara.jp
-shinjo.okayama.jp
-shinjo.yamagata.jp
-shinjuku.tokyo.jp
-shinkamigoto.nagasaki.jp
-shinonsen.hyogo.jp
-shinshinotsu.hokkaido.jp
-shinshiro.aichi.jp
-shinto.gunma.jp
-shintoku.hokkaido.jp
-shintomi.miyazaki.jp
-shinyoshitomi.fukuoka.jp
-shiogama.miyagi.jp
-shiojiri.nagano.jp
-shioya.tochigi.jp
-shiptoday.app
-shiptoday.build
-shirahama.wakayama.jp
-shirakawa.fukushima.jp
-shirakawa.gifu.jp
-shirako.chiba.jp
-shiranuka.hokkaido.jp
-shiraoi.hokkaido.jp
-shiraoka.saitama.jp
-shirataka.yamagata.jp
-shiriuchi.hokkaido.jp
-shiroi.chiba.jp
-shiroishi.miyagi.jp
-shiroishi.saga.jp
-shirosato.ibaraki.jp
-shishikui.tokushima.jp
-shiso.hyogo.jp
-shisui.chiba.jp
-shitara.aichi.jp
-shiwa.iwate.jp
-shizukuishi.iwate.jp
-shizuoka.jp
-shizuoka.shizuoka.jp
-shobara.hiroshima.jp
-shoes
-shonai.fukuoka.jp
-shonai.yamagata.jp
-shoo.okayama.jp
-shop
-shop.brendly.ba
-shop.brendly.hr
-shop.brendly.rs
-shop.ht
-shop.hu
-shop.pl
-shop.ro
-shop.th
-shoparena.pl
-shopitsite.com
-shopping
-shopselect.net
-shopware.shop
-shopware.store
-shouji
-show
-show.aero
-showa.fukushima.jp
-showa.gunma.jp
-showa.yamanashi.jp
-shunan.yamaguchi.jp
-si
-si.eu.org
-si.it
-sic.it
-sicilia.it
-sicily.it
-siellak.no
-siena.it
-sieradz.pl
-sigdal.no
-siiites.com
-siljan.no
-silk
-silverdale.wa.us
-simple-url.com
-simplesite.com
-simplesite.com.br
-simplesite.gr
-simplesite.pl
-sina
-sinaapp.com
-singles
-siracusa.it
-sirdal.no
-site
-site.hosting-cluster.nl
-site.rb-hosting.io
-site.tb-hosting.com
-site.transip.me
-site.webhosting.be
-siteleaf.net
-sj
-sjc.br
-sk
-sk.ca
-sk.eu.org
-skanit.no
-skanland.no
-skaun.no
-skedsmo.no
-skedsmokorset.no
-ski
-ski.no
-skien.no
-skierniewice.pl
-skierva.no
-skin
-skiptvet.no
-skjak.no
-skjervoy.no
-sklep.pl
-sko.gov.pl
-skoczow.pl
-skodje.no
-skr.jp
-sky
-skydiving.aero
-skype
-sl
-slask.pl
-slattum.no
-sld.do
-sld.pa
-slg.br
-sling
-slupsk.pl
-slz.br
-sm
-sm.ua
-small-web.org
-smart
-smartlabeling.scw.cloud
-smile
-smola.no
-smushcdn.com
-sn
-sn.cn
-sn.mynetname.net
-snaase.no
-snasa.no
-sncf
-snillfjord.no
-snoasa.no
-so
-so.gov.pl
-so.it
-sobetsu.hokkaido.jp
-soc.dz
-soc.lk
-soc.srcf.net
-soccer
-sochi.su
-social
-social.br
-soctrang.vn
-sodegaura.chiba.jp
-soeda.fukuoka.jp
-softbank
-software
-software.aero
-sogndal.no
-sogne.no
-sohu
-soja.okayama.jp
-soka.saitama.jp
-sokndal.no
-sol.site
-sola.no
-solar
-solund.no
-solutions
-soma.fukushima.jp
-somna.no
-sondre-land.no
-sondrio.it
-song
-songdalen.no
-soni.nara.jp
-sonla.vn
-sony
-soo.kagoshima.jp
-sopot.pl
-sor-aurdal.no
-sor-fron.no
-sor-odal.no
-sor-varanger.no
-sorfold.no
-sorocaba.br
-sorreisa.no
-sortland.no
-sorum.no
-sos.pl
-sosa.chiba.jp
-sosnowiec.pl
-soundcast.me
-sourcecraft.site
-southafricanorth-01.azurewebsites.net
-southafricawest-01.azurewebsites.net
-southcentralus-01.azurewebsites.net
-southcentralus2-01.azurewebsites.net
-southeastasia-01.azurewebsites.net
-southeastus5-01.azurewebsites.net
-southindia-01.azurewebsites.net
-sowa.ibaraki.jp
-soy
-sp.gov.br
-sp.it
-sp.leg.br
-spa
-space
-space-to-rent.com
-spaincentral-01.azurewebsites.net
-spawnbase.app
-spb.ru
-spb.su
-spdns.de
-spdns.eu
-spdns.org
-sphinx.mythic-beasts.com
-spjelkavik.no
-sport
-sport.eg
-sport.hu
-spot
-sprites.app
-spryt.net
-spydeberg.no
-square.site
-square7.ch
-square7.de
-square7.net
-squares.net
-sr
-sr.gov.pl
-sr.it
-srht.site
-srl
-srv.br
-srv.us
-srvdns.de
-sryze.cc
-ss
-ss.it
-ssl.origin.cdn77-secure.org
-st
-st.no
-staba.jp
-stackhero-network.com
-stackit.gg
-stackit.rocks
-stackit.run
-stackit.zone
-stada
-stage.nodeart.io
-staging.expo.app
-stalowa-wola.pl
-stange.no
-staples
-star
-starachowice.pl
-stargard.pl
-starostwo.gov.pl
-stat.no
-statebank
-statefarm
-stathelle.no
-static-access.net
-static.hf.space
-static.observableusercontent.com
-statichost.page
-stavanger.no
-stavern.no
-stc
-stcgroup
-steigen.no
-steinkjer.no
-sth.ac.at
-stjordal.no
-stjordalshalsen.no
-stockholm
-stokke.no
-stor-elvdal.no
-storage
-storage.supabase.co
-storage.yandexcloud.net
-stord.no
-stordal.no
-store
-store.bb
-store.cv
-store.dk
-store.nf
-store.ro
-store.st
-store.ve
-storebase.store
-storfjord.no
-strand.no
-stranda.no
-strapiapp.com
-streak-link.com
-streaklinks.com
-streakusercontent.com
-stream
-streamlit.app
-streamlitapp.com
-stripper.jp
-stryn.no
-student.aero
-studio
-studio-fips.us-gov-east-1.sagemaker.aws
-studio-fips.us-gov-west-1.sagemaker.aws
-studio.af-south-1.sagemaker.aws
-studio.ap-east-1.sagemaker.aws
-studio.ap-northeast-1.sagemaker.aws
-studio.ap-northeast-2.sagemaker.aws
-studio.ap-northeast-3.sagemaker.aws
-studio.ap-south-1.sagemaker.aws
-studio.ap-southeast-1.sagemaker.aws
-studio.ap-southeast-2.sagemaker.aws
-studio.ap-southeast-3.sagemaker.aws
-studio.ca-central-1.sagemaker.aws
-studio.cn-north-1.sagemaker.com.cn
-studio.cn-northwest-1.sagemaker.com.cn
-studio.eu-central-1.sagemaker.aws
-studio.eu-central-2.sagemaker.aws
-studio.eu-north-1.sagemaker.aws
-studio.eu-south-1.sagemaker.aws
-studio.eu-south-2.sagemaker.aws
-studio.eu-west-1.sagemaker.aws
-studio.eu-west-2.sagemaker.aws
-studio.eu-west-3.sagemaker.aws
-studio.il-central-1.sagemaker.aws
-studio.me-central-1.sagemaker.aws
-studio.me-south-1.sagemaker.aws
-studio.sa-east-1.sagemaker.aws
-studio.us-east-1.sagemaker.aws
-studio.us-east-2.sagemaker.aws
-studio.us-gov-east-1.sagemaker.aws
-studio.us-gov-west-1.sagemaker.aws
-studio.us-west-1.sagemaker.aws
-studio.us-west-2.sagemaker.aws
-study
-stuff-4-sale.org
-stuff-4-sale.us
-stufftoread.com
-style
-su
-su.it
-sub.jp
-subsc-pay.com
-subsc-pay.net
-sucks
-sud-sardegna.it
-sudsardegna.it
-sue.fukuoka.jp
-suedtirol.it
-suginami.tokyo.jp
-sugito.saitama.jp
-suifu.ibaraki.jp
-suita.osaka.jp
-sukagawa.fukushima.jp
-sukumo.kochi.jp
-sula.no
-suldal.no
-suli.hu
-sumida.tokyo.jp
-sumita.iwate.jp
-sumomo.ne.jp
-sumoto.hyogo.jp
-sumoto.kumamoto.jp
-sumy.ua
-sunagawa.hokkaido.jp
-sund.no
-sunndal.no
-sunnyday.jp
-suohkan.no
-supabase.co
-supabase.in
-supabase.net
-supersale.jp
-supplies
-supply
-support
-support.site
-surf
-surge.sh
-surgery
-surnadal.no
-surveys.so
-susaki.kochi.jp
-susono.shizuoka.jp
-suwa.nagano.jp
-suwalki.pl
-suzaka.nagano.jp
-suzu.ishikawa.jp
-suzuka.mie.jp
-suzuki
-sv
-sv.it
-svalbard.no
-sveio.no
-svelvik.no
-svn-repos.de
-swatch
-swedencentral-01.azurewebsites.net
-swedensouth-01.azurewebsites.net
-sweetpepper.org
-swidnica.pl
-swidnik.pl
-swiebodzin.pl
-swinoujscie.pl
-swiss
-switzerlandnorth-01.azurewebsites.net
-switzerlandwest-01.azurewebsites.net
-sx
-sx.cn
-sy
-sydney
-sykkylven.no
-syncloud.it
-synology.me
-systems
-sytes.net
-sz
-szczecin.pl
-szczytno.pl
-szex.hu
-szkola.pl
-t.bg
-t.se
-t3.storage.dev
-t3.storageapi.dev
-ta.it
-taa.it
-tab
-tabayama.yamanashi.jp
-tabitorder.co.il
-tabuse.yamaguchi.jp
-tachiarai.fukuoka.jp
-tachikawa.tokyo.jp
-tadaoka.osaka.jp
-tado.mie.jp
-tadotsu.kagawa.jp
-tagajo.miyagi.jp
-tagami.niigata.jp
-tagawa.fukuoka.jp
-tahara.aichi.jp
-taifun-dns.de
-taiji.wakayama.jp
-taiki.hokkaido.jp
-taiki.mie.jp
-tainai.niigata.jp
-taipei
-taira.toyama.jp
-taishi.hyogo.jp
-taishi.osaka.jp
-taishin.fukushima.jp
-taito.tokyo.jp
-taiwa.miyagi.jp
-taiwannorth-01.azurewebsites.net
-taiwannorthwest-01.azurewebsites.net
-tajimi.gifu.jp
-tajiri.osaka.jp
-taka.hyogo.jp
-takagi.nagano.jp
-takahagi.ibaraki.jp
-takahama.aichi.jp
-takahama.fukui.jp
-takaharu.miyazaki.jp
-takahashi.okayama.jp
-takahata.yamagata.jp
-takaishi.osaka.jp
-takamatsu.kagawa.jp
-takamori.kumamoto.jp
-takamori.nagano.jp
-takanabe.miyazaki.jp
-takanezawa.tochigi.jp
-takaoka.toyama.jp
-takarazuka.hyogo.jp
-takasago.hyogo.jp
-takasaki.gunma.jp
-takashima.shiga.jp
-takasu.hokkaido.jp
-takata.fukuoka.jp
-takatori.nara.jp
-takatsuki.osaka.jp
-takatsuki.shiga.jp
-takayama.gifu.jp
-takayama.gunma.jp
-takayama.nagano.jp
-takazaki.miyazaki.jp
-takehara.hiroshima.jp
-taketa.oita.jp
-taketomi.okinawa.jp
-taki.mie.jp
-takikawa.hokkaido.jp
-takino.hyogo.jp
-takinoue.hokkaido.jp
-takko.aomori.jp
-tako.chiba.jp
-taku.saga.jp
-talk
-tama.tokyo.jp
-tamakawa.fukushima.jp
-tamaki.mie.jp
-tamamura.gunma.jp
-tamano.okayama.jp
-tamatsukuri.ibaraki.jp
-tamayu.shimane.jp
-tamba.hyogo.jp
-tana.no
-tanabe.kyoto.jp
-tanabe.wakayama.jp
-tanagura.fukushima.jp
-tananger.no
-tank.jp
-tanohata.iwate.jp
-taobao
-tara.saga.jp
-tarama.okinawa.jp
-taranto.it
-target
-targi.pl
-tarnobrzeg.pl
-tarui.gifu.jp
-tarumizu.kagoshima.jp
-tas.au
-tas.edu.au
-tas.gov.au
-tashkent.su
-tatamotors
-tatar
-tatebayashi.gunma.jp
-tateshina.nagano.jp
-tateyama.chiba.jp
-tateyama.toyama.jp
-tatsuno.hyogo.jp
-tatsuno.nagano.jp
-tattoo
-taveusercontent.com
-tawaramoto.nara.jp
-tax
-taxi
-taxi.aero
-taxi.br
-tayninh.vn
-tc
-tc.br
-tche.br
-tci
-tcp4.me
-td
-tdk
-te.it
-te.ua
-teaches-yoga.com
-team
-tec.br
-tec.mi.us
-tec.ve
-tech
-tech.ec
-tech.orange
-technology
-tecnologia.bo
-tel
-tel.tr
-telebit.app
-telebit.io
-teleport.sh
-temasek
-temp-dns.com
-tempio-olbia.it
-tempioolbia.it
-tempurl.host
-tendo.yamagata.jp
-tenei.fukushima.jp
-tenkawa.nara.jp
-tennis
-tenri.nara.jp
-teo.br
-teramo.it
-termez.su
-terni.it
-ternopil.ua
-teshikaga.hokkaido.jp
-test-iserv.de
-test.tj
-tests.cx
-teva
-tf
-tg
-tgory.pl
-th
-thaibinh.vn
-thainguyen.vn
-thanhhoa.vn
-thanhphohochiminh.vn
-thd
-the.br
-theater
-theatre
-theshop.jp
-theworkpc.com
-thick.jp
-thingdustdata.com
-thruhere.net
-thuathienhue.vn
-tiaa
-tickets
-tickets.io
-tienda
-tiengiang.vn
-time.no
-tingvoll.no
-tinn.no
-tips
-tires
-tirol
-tj
-tj.cn
-tjeldsund.no
-tjielte.no
-tjmaxx
-tjome.no
-tjx
-tk
-tkmaxx
-tksat.bo
-tl
-tlon.network
-tm
-tm.cy
-tm.dz
-tm.fr
-tm.hu
-tm.km
-tm.mc
-tm.no
-tm.pl
-tm.ro
-tm.se
-tm.za
-tmall
-tmp.br
-tmp.now
-tn
-tn.it
-tn.oxa.cloud
-tn.us
-tnx.ge
-to
-to.gov.br
-to.it
-to.leg.br
-toba.mie.jp
-tobe.ehime.jp
-tobetsu.hokkaido.jp
-tobishima.aichi.jp
-tochigi.jp
-tochigi.tochigi.jp
-tochio.niigata.jp
-toda.saitama.jp
-today
-toei.aichi.jp
-toga.toyama.jp
-togakushi.nagano.jp
-togane.chiba.jp
-togitsu.nagasaki.jp
-togliatti.su
-togo.aichi.jp
-togura.nagano.jp
-tohma.hokkaido.jp
-tohnosho.chiba.jp
-toho.fukuoka.jp
-tokai.aichi.jp
-tokai.ibaraki.jp
-tokamachi.niigata.jp
-tokashiki.okinawa.jp
-toki.gifu.jp
-tokigawa.saitama.jp
-tokke.no
-tokoname.aichi.jp
-tokorozawa.saitama.jp
-tokushima.jp
-tokushima.tokushima.jp
-tokuyama.yamaguchi.jp
-tokyo
-tokyo.jp
-tolga.no
-tomakomai.hokkaido.jp
-tomari.hokkaido.jp
-tome.miyagi.jp
-tomi.nagano.jp
-tomigusuku.okinawa.jp
-tomika.gifu.jp
-tomioka.gunma.jp
-tomisato.chiba.jp
-tomiya.miyagi.jp
-tomobe.ibaraki.jp
-tonaki.okinawa.jp
-tonami.toyama.jp
-tondabayashi.osaka.jp
-tone.ibaraki.jp
-tonkotsu.jp
-tono.iwate.jp
-tonosho.kagawa.jp
-tonsberg.no
-toolforge.org
-tools
-toon.ehime.jp
-top
-topaz.ne.jp
-torahime.shiga.jp
-toray
-toride.ibaraki.jp
-torino.it
-torproject.net
-torsken.no
-torun.pl
-tos.it
-tosa.kochi.jp
-tosashimizu.kochi.jp
-toscana.it
-toshiba
-toshima.tokyo.jp
-tosu.saga.jp
-total
-tottori.jp
-tottori.tottori.jp
-tourism.bj
-tourism.pl
-tourism.tn
-tours
-towada.aomori.jp
-town
-townnews-staging.com
-toya.hokkaido.jp
-toyako.hokkaido.jp
-toyama.jp
-toyama.toyama.jp
-toyo.kochi.jp
-toyoake.aichi.jp
-toyohashi.aichi.jp
-toyokawa.aichi.jp
-toyonaka.osaka.jp
-toyone.aichi.jp
-toyono.osaka.jp
-toyooka.hyogo.jp
-toyosato.shiga.jp
-toyota
-toyota.aichi.jp
-toyota.yamaguchi.jp
-toyotomi.hokkaido.jp
-toyotsu.fukuoka.jp
-toyoura.hokkaido.jp
-toys
-tozawa.yamagata.jp
-tozsde.hu
-tp.it
-tr
-tr.eu.org
-tr.it
-tr.no
-tra.kp
-trade
-trader.aero
-trading
-trading.aero
-traeumtgerade.de
-trafficmanager.net
-trafficplex.cloud
-trainer.aero
-training
-trana.no
-tranby.no
-trani-andria-barletta.it
-trani-barletta-andria.it
-traniandriabarletta.it
-tranibarlettaandria.it
-tranoy.no
-transfer-webapp-fips.us-gov-east-1.on.aws
-transfer-webapp-fips.us-gov-west-1.on.aws
-transfer-webapp.af-south-1.on.aws
-transfer-webapp.ap-east-1.on.aws
-transfer-webapp.ap-east-2.on.aws
-transfer-webapp.ap-northeast-1.on.aws
-transfer-webapp.ap-northeast-2.on.aws
-transfer-webapp.ap-northeast-3.on.aws
-transfer-webapp.ap-south-1.on.aws
-transfer-webapp.ap-south-2.on.aws
-transfer-webapp.ap-southeast-1.on.aws
-transfer-webapp.ap-southeast-2.on.aws
-transfer-webapp.ap-southeast-3.on.aws
-transfer-webapp.ap-southeast-4.on.aws
-transfer-webapp.ap-southeast-5.on.aws
-transfer-webapp.ap-southeast-6.on.aws
-transfer-webapp.ap-southeast-7.on.aws
-transfer-webapp.ca-central-1.on.aws
-transfer-webapp.ca-west-1.on.aws
-transfer-webapp.cn-north-1.on.amazonwebservices.com.cn
-transfer-webapp.cn-northwest-1.on.amazonwebservices.com.cn
-transfer-webapp.eu-central-1.on.aws
-transfer-webapp.eu-central-2.on.aws
-transfer-webapp.eu-north-1.on.aws
-transfer-webapp.eu-south-1.on.aws
-transfer-webapp.eu-south-2.on.aws
-transfer-webapp.eu-west-1.on.aws
-transfer-webapp.eu-west-2.on.aws
-transfer-webapp.eu-west-3.on.aws
-transfer-webapp.eusc-de-east-1.on.amazonwebservices.eu
-transfer-webapp.il-central-1.on.aws
-transfer-webapp.me-central-1.on.aws
-transfer-webapp.me-south-1.on.aws
-transfer-webapp.mx-central-1.on.aws
-transfer-webapp.sa-east-1.on.aws
-transfer-webapp.us-east-1.on.aws
-transfer-webapp.us-east-2.on.aws
-transfer-webapp.us-gov-east-1.on.aws
-transfer-webapp.us-gov-west-1.on.aws
-transfer-webapp.us-west-1.on.aws
-transfer-webapp.us-west-2.on.aws
-translate.goog
-transporte.bo
-trapani.it
-travel
-travel.in
-travel.pl
-travelers
-travelersinsurance
-travinh.vn
-trd.br
-trentin-sud-tirol.it
-trentin-sudtirol.it
-trentin-sued-tirol.it
-trentin-suedtirol.it
-trentino-a-adige.it
-trentino-aadige.it
-trentino-alto-adige.it
-trentino-altoadige.it
-trentino-s-tirol.it
-trentino-stirol.it
-trentino-sud-tirol.it
-trentino-sudtirol.it
-trentino-sued-tirol.it
-trentino-suedtirol.it
-trentino.it
-trentinoa-adige.it
-trentinoaadige.it
-trentinoalto-adige.it
-trentinoaltoadige.it
-trentinos-tirol.it
-trentinostirol.it
-trentinosud-tirol.it
-trentinosued-tirol.it
-trentinosuedtirol.it
-trentinsud-tirol.it
-trentinsudtirol.it
-trentinsued-tirol.it
-trentinsuedtirol.it
-trento.it
-treviso.it
-trieste.it
-troandin.no
-trogstad.no
-troitsk.su
-tromsa.no
-tromso.no
-trondheim.no
-trust
-trv
-try-snowplow.com
-trycloudflare.com
-trysil.no
-ts.it
-ts.net
-tselinograd.su
-tsk.tr
-tsu.mie.jp
-tsubame.niigata.jp
-tsubata.ishikawa.jp
-tsubetsu.hokkaido.jp
-tsuchiura.ibaraki.jp
-tsuga.tochigi.jp
-tsugaru.aomori.jp
-tsuiki.fukuoka.jp
-tsukigata.hokkaido.jp
-tsukiyono.gunma.jp
-tsukuba.ibaraki.jp
-tsukui.kanagawa.jp
-tsukumi.oita.jp
-tsumagoi.gunma.jp
-tsunan.niigata.jp
-tsuno.kochi.jp
-tsuno.miyazaki.jp
-tsuru.yamanashi.jp
-tsuruga.fukui.jp
-tsurugashima.saitama.jp
-tsurugi.ishikawa.jp
-tsuruoka.yamagata.jp
-tsuruta.aomori.jp
-tsushima.aichi.jp
-tsushima.nagasaki.jp
-tsuwano.shimane.jp
-tsuyama.okayama.jp
-tt
-tt.im
-tube
-tui
-tul.ec
-tula.su
-tuleap-partners.com
-tunes
-tunk.org
-tunnelmole.net
-tur.ar
-tur.br
-tur.ec
-turek.pl
-turin.it
-turystyka.pl
-tuscany.it
-tushu
-tuva.su
-tuxfamily.org
-tuyenquang.vn
-tv
-tv.bb
-tv.bd
-tv.bo
-tv.br
-tv.eg
-tv.im
-tv.in
-tv.it
-tv.jo
-tv.sd
-tv.tr
-tv.tz
-tvedestrand.no
-tvs
-tw
-tw.cn
-twmail.cc
-twmail.net
-twmail.org
-tx.us
-tychy.pl
-tydal.no
-tynset.no
-typedream.app
-typo3server.info
-tysfjord.no
-tysnes.no
-tysvar.no
-tz
-u.bg
-u.channelsdvr.net
-u.se
-ua
-uaecentral-01.azurewebsites.net
-uaenorth-01.azurewebsites.net
-ub.in
-ubank
-ube.yamaguchi.jp
-uber.space
-ubs
-uchihara.ibaraki.jp
-uchiko.ehime.jp
-uchinada.ishikawa.jp
-uchinomi.kagawa.jp
-ud.it
-uda.nara.jp
-udi.br
-udine.it
-udono.mie.jp
-ueda.nagano.jp
-ueno.gunma.jp
-uenohara.yamanashi.jp
-uenorge.no
-ufcfan.org
-ug
-ug.gov.pl
-ugim.gov.pl
-uh-oh.jp
-ui.nabu.casa
-uio.ec
-uji.kyoto.jp
-ujiie.tochigi.jp
-ujitawara.kyoto.jp
-uk
-uk.cc
-uk.com
-uk.eu.org
-uk.in
-uk.net
-uk.oxa.cloud
-uk.primetel.cloud
-uk.reclaim.cloud
-uki.kumamoto.jp
-ukiha.fukuoka.jp
-uksouth-01.azurewebsites.net
-ukwest-01.azurewebsites.net
-ullensaker.no
-ullensvang.no
-ulsan.kr
-ulstein.no
-ulvik.no
-um.gov.pl
-umaji.kochi.jp
-umb.it
-umbria.it
-umi.fukuoka.jp
-umig.gov.pl
-umso.co
-unazuki.toyama.jp
-under.jp
-undo.jp
-uni5.net
-unicloud.pl
-unicom
-union.aero
-unison-services.cloud
-univ.bj
-univ.sn
-university
-unjarga.no
-unnan.shimane.jp
-uno
-unusualperson.com
-unzen.nagasaki.jp
-uol
-uonuma.niigata.jp
-uozu.toyama.jp
-up.in
-up.railway.app
-upow.gov.pl
-upper.jp
-uppo.gov.pl
-ups
-upsunapp.com
-urakawa.hokkaido.jp
-urasoe.okinawa.jp
-urausu.hokkaido.jp
-urawa.saitama.jp
-urayasu.chiba.jp
-urbino-pesaro.it
-urbinopesaro.it
-ureshino.mie.jp
-uri.arpa
-url.tw
-urn.arpa
-urown.cloud
-uruma.okinawa.jp
-uryu.hokkaido.jp
-us
-us-1.evennode.com
-us-2.evennode.com
-us-3.evennode.com
-us-4.evennode.com
-us-east-1.amazonaws.com
-us-east-1.convex.cloud
-us-east-1.convex.site
-us-east-1.elasticbeanstalk.com
-us-east-2.elasticbeanstalk.com
-us-gov-east-1.elasticbeanstalk.com
-us-gov-west-1.elasticbeanstalk.com
-us-west-1.elasticbeanstalk.com
-us-west-2.elasticbeanstalk.com
-us.cc
-us.ci
-us.com
-us.eu.org
-us.gov.pl
-us.in
-us.kg
-us.ngrok.io
-us.object.ncloudstorage.com
-us.org
-us.platform.sh
-us.reclaim.cloud
-us.ug
-us1-plenit.com
-usa.oita.jp
-user.aseinet.ne.jp
-user.party.eus
-user.srcf.net
-user.webaccel.jp
-usercontent.jp
-usgovcloudapp.net
-usgovtrafficmanager.net
-ushiku.ibaraki.jp
-usr.cloud.muni.cz
-ustka.pl
-usui.fukuoka.jp
-usuki.oita.jp
-ut.us
-utashinai.hokkaido.jp
-utazas.hu
-utazu.kagawa.jp
-uto.kumamoto.jp
-utsira.no
-utsunomiya.tochigi.jp
-utwente.io
-uw.gov.pl
-uwajima.ehime.jp
-uwu.ai
-uy
-uz
-uz.ua
-uzhgorod.ua
-uzhhorod.ua
-uzs.gov.pl
-v-info.info
-v.bg
-v.ua
-v0.build
-va
-va.it
-va.no
-va.us
-vaapste.no
-vacations
-vadso.no
-vaga.no
-vagan.no
-vagsoy.no
-vaksdal.no
-val-d-aosta.it
-val-daosta.it
-val.run
-vald-aosta.it
-valer.hedmark.no
-valer.ostfold.no
-valle-aosta.it
-valle-d-aosta.it
-valle-daosta.it
-valle.no
-valleaosta.it
-valled-aosta.it
-valledaosta.it
-vallee-aoste.it
-vallee-d-aoste.it
-valleeaoste.it
-valleedaoste.it
-vana
-vang.no
-vanguard
-vanylven.no
-vao.it
-vapor.cloud
-vaporcloud.io
-vardo.no
-varese.it
-varggat.no
-varoy.no
-vb.it
-vc
-vc.it
-vda.it
-ve
-ve.it
-vefsn.no
-vega.no
-vegarshei.no
-vegas
-velvet.jp
-ven.it
-veneto.it
-venezia.it
-venice.it
-vennesla.no
-ventures
-verbania.it
-verbano-cusio-ossola.it
-vercel.app
-vercel.dev
-vercel.run
-vercelli.it
-verdal.no
-verisign
-verona.it
-verran.no
-verse.jp
-versicherung
-versus.jp
-vestby.no
-vestnes.no
-vestre-slidre.no
-vestre-toten.no
-vestvagoy.no
-vet
-vet.br
-vet.ec
-veterinaire.fr
-veterinaire.km
-vevelstad.no
-vf.no
-vfs.cloud9.af-south-1.amazonaws.com
-vfs.cloud9.ap-east-1.amazonaws.com
-vfs.cloud9.ap-northeast-1.amazonaws.com
-vfs.cloud9.ap-northeast-2.amazonaws.com
-vfs.cloud9.ap-northeast-3.amazonaws.com
-vfs.cloud9.ap-south-1.amazonaws.com
-vfs.cloud9.ap-southeast-1.amazonaws.com
-vfs.cloud9.ap-southeast-2.amazonaws.com
-vfs.cloud9.ca-central-1.amazonaws.com
-vfs.cloud9.eu-central-1.amazonaws.com
-vfs.cloud9.eu-north-1.amazonaws.com
-vfs.cloud9.eu-south-1.amazonaws.com
-vfs.cloud9.eu-west-1.amazonaws.com
-vfs.cloud9.eu-west-2.amazonaws.com
-vfs.cloud9.eu-west-3.amazonaws.com
-vfs.cloud9.il-central-1.amazonaws.com
-vfs.cloud9.me-south-1.amazonaws.com
-vfs.cloud9.sa-east-1.amazonaws.com
-vfs.cloud9.us-east-1.amazonaws.com
-vfs.cloud9.us-east-2.amazonaws.com
-vfs.cloud9.us-west-1.amazonaws.com
-vfs.cloud9.us-west-2.amazonaws.com
-vg
-vgs.no
-vi
-vi.it
-vi.us
-viajes
-vibehost.space
-vibo-valentia.it
-vibovalentia.it
-vic.au
-vic.edu.au
-vic.gov.au
-vicenza.it
-vicp.fun
-video
-video.hu
-vig
-vik.no
-viking
-vikna.no
-villas
-vin
-vindafjord.no
-vinhlong.vn
-vinhphuc.vn
-vinnica.ua
-vinnytsia.ua
-vip
-vip.jelastic.cloud
-vipsinaapp.com
-virgin
-virtual-user.de
-virtualserver.io
-virtualuser.de
-visa
-vision
-vistablog.ir
-viterbo.it
-viva
-vivenushop.com
-vivenushop.dev
-vivian.jp
-vivo
-vix.br
-vki.kr
-vlaanderen
-vladikavkaz.ru
-vladikavkaz.su
-vladimir.ru
-vladimir.su
-vlog.br
-vn
-vn.ua
-voagat.no
-vodka
-volda.no
-vologda.su
-volvo
-volyn.ua
-voorloper.cloud
-voss.no
-vossevangen.no
-vote
-voting
-voto
-voyage
-vp4.me
-vpndns.net
-vpnplus.to
-vps-host.net
-vps.hrsn.net
-vps.mcdir.ru
-vr.it
-vs.it
-vs.mythic-beasts.com
-vt.it
-vt.us
-vu
-vusercontent.net
-vv.it
-w-corp-staticblitz.com
-w-credentialless-staticblitz.com
-w-staticblitz.com
-w.bg
-w.se
-wa.au
-wa.edu.au
-wa.gov.au
-wa.us
-wada.nagano.jp
-wafflecell.com
-wajiki.tokushima.jp
-wajima.ishikawa.jp
-wakasa.fukui.jp
-wakasa.tottori.jp
-wakayama.jp
-wakayama.wakayama.jp
-wake.okayama.jp
-wakkanai.hokkaido.jp
-wakuya.miyagi.jp
-wal.app
-walbrzych.pl
-wales
-walmart
-walter
-wang
-wanggou
-wanouchi.gifu.jp
-warabi.saitama.jp
-warmia.pl
-warszawa.pl
-washtenaw.mi.us
-wasmer.app
-wassamu.hokkaido.jp
-watarai.mie.jp
-watari.miyagi.jp
-watch
-watches
-watson.jp
-waw.pl
-waw.scw.site
-wazuka.kyoto.jp
-we.bs
-weather
-weatherchannel
-web
-web.app
-web.bo
-web.core.usgovcloudapi.net
-web.core.windows.net
-web.do
-web.erp.dev
-web.gu
-web.id
-web.in
-web.lk
-web.nf
-web.ni
-web.pk
-web.tj
-web.tr
-web.val.run
-web.ve
-web.za
-webadorsite.com
-webcam
-weber
-webflow.io
-webflowtest.io
-webhop.biz
-webhop.info
-webhop.me
-webhop.net
-webhop.org
-webhosting.be
-weblike.jp
-webredirect.org
-website
-website.k2.cloud
-website.one
-website.ru-msk.k2.cloud
-website.ru-spb.k2.cloud
-website.yandexcloud.net
-websitebuilder.online
-websozai.jp
-webspace-host.com
-webspace.rocks
-webspaceconfig.de
-webthings.io
-webview-assets.aws-cloud9.af-south-1.amazonaws.com
-webview-assets.aws-cloud9.ap-east-1.amazonaws.com
-webview-assets.aws-cloud9.ap-northeast-1.amazonaws.com
-webview-assets.aws-cloud9.ap-northeast-2.amazonaws.com
-webview-assets.aws-cloud9.ap-northeast-3.amazonaws.com
-webview-assets.aws-cloud9.ap-south-1.amazonaws.com
-webview-assets.aws-cloud9.ap-southeast-1.amazonaws.com
-webview-assets.aws-cloud9.ap-southeast-2.amazonaws.com
-webview-assets.aws-cloud9.ca-central-1.amazonaws.com
-webview-assets.aws-cloud9.eu-central-1.amazonaws.com
-webview-assets.aws-cloud9.eu-north-1.amazonaws.com
-webview-assets.aws-cloud9.eu-south-1.amazonaws.com
-webview-assets.aws-cloud9.eu-west-1.amazonaws.com
-webview-assets.aws-cloud9.eu-west-2.amazonaws.com
-webview-assets.aws-cloud9.eu-west-3.amazonaws.com
-webview-assets.aws-cloud9.il-central-1.amazonaws.com
-webview-assets.aws-cloud9.me-south-1.amazonaws.com
-webview-assets.aws-cloud9.sa-east-1.amazonaws.com
-webview-assets.aws-cloud9.us-east-1.amazonaws.com
-webview-assets.aws-cloud9.us-east-2.amazonaws.com
-webview-assets.aws-cloud9.us-west-1.amazonaws.com
-webview-assets.aws-cloud9.us-west-2.amazonaws.com
-webview-assets.cloud9.af-south-1.amazonaws.com
-webview-assets.cloud9.ap-east-1.amazonaws.com
-webview-assets.cloud9.ap-northeast-1.amazonaws.com
-webview-assets.cloud9.ap-northeast-2.amazonaws.com
-webview-assets.cloud9.ap-northeast-3.amazonaws.com
-webview-assets.cloud9.ap-south-1.amazonaws.com
-webview-assets.cloud9.ap-southeast-1.amazonaws.com
-webview-assets.cloud9.ap-southeast-2.amazonaws.com
-webview-assets.cloud9.ca-central-1.amazonaws.com
-webview-assets.cloud9.eu-central-1.amazonaws.com
-webview-assets.cloud9.eu-north-1.amazonaws.com
-webview-assets.cloud9.eu-south-1.amazonaws.com
-webview-assets.cloud9.eu-west-1.amazonaws.com
-webview-assets.cloud9.eu-west-2.amazonaws.com
-webview-assets.cloud9.eu-west-3.amazonaws.com
-webview-assets.cloud9.me-south-1.amazonaws.com
-webview-assets.cloud9.sa-east-1.amazonaws.com
-webview-assets.cloud9.us-east-1.amazonaws.com
-webview-assets.cloud9.us-east-2.amazonaws.com
-webview-assets.cloud9.us-west-1.amazonaws.com
-webview-assets.cloud9.us-west-2.amazonaws.com
-wed
-wedding
-weeklylottery.org.uk
-wegrow.pl
-weibo
-weir
-west1-us.cloudjiffy.net
-westcentralus-01.azurewebsites.net
-westeurope-01.azurewebsites.net
-westeurope.azurestaticapps.net
-westindia-01.azurewebsites.net
-westus-01.azurewebsites.net
-westus2-01.azurewebsites.net
-westus2.azurestaticapps.net
-westus3-01.azurewebsites.net
-wf
-whitesnow.jp
-whm.fr-par.scw.cloud
-whm.nl-ams.scw.cloud
-whoswho
-wi.us
-wielun.pl
-wien
-wien.funkfeuer.at
-wif.gov.pl
-wiih.gov.pl
-wiki
-wiki.bo
-wiki.br
-williamhill
-win
-winb.gov.pl
-windows
-windsurf.app
-windsurf.build
-wine
-winners
-wios.gov.pl
-wiredbladehosting.com
-witd.gov.pl
-with.playit.plus
-withgoogle.com
-withyoutube.com
-wiw.gov.pl
-wix.run
-wixsite.com
-wixstudio.com
-wixstudio.io
-wjg.jp
-wkz.gov.pl
-wlocl.pl
-wloclawek.pl
-wmcloud.org
-wme
-wmflabs.org
-wnext.app
-wodzislaw.pl
-wolomin.pl
-woltlab-demo.com
-woodside
-work
-workers.dev
-workinggroup.aero
-workisboring.com
-works
-works.aero
-world
-worse-than.tv
-wow
-wp2.host
-wpdevcloud.com
-wpenginepowered.com
-wphostedmail.com
-wpmucdn.com
-wpmudev.host
-wpsquared.site
-writesthisblog.com
-wroc.pl
-wroclaw.pl
-ws
-wsa.gov.pl
-wskr.gov.pl
-wsse.gov.pl
-wtc
-wtf
-wuoz.gov.pl
-wv.us
-www.ro
-wy.us
-wzmiuw.gov.pl
-x.bg
-x.mythic-beasts.com
-x.se
-x0.com
-x0.to
-x443.pw
-xbox
-xen.prgmr.com
-xerox
-xihuan
-xii.jp
-xin
-xj.cn
-xmit.dev
-xn--0trq7p7nn.jp
-xn--11b4c3d
-xn--12c1fe0br.xn--o3cw4h
-xn--12cfi8ixb8l.xn--o3cw4h
-xn--12co0c3b4eva.xn--o3cw4h
-xn--1ck2e1b
-xn--1ctwo.jp
-xn--1lqs03n.jp
-xn--1lqs71d.jp
-xn--1qqw23a
-xn--2m4a15e.jp
-xn--2scrj9c
-xn--30rr7y
-xn--32vp30h.jp
-xn--3bst00m
-xn--3ds443g
-xn--3e0b707e
-xn--3hcrj9c
-xn--3pxu8k
-xn--41a.xn--p1acf
-xn--42c2d9a
-xn--45br5cyl
-xn--45brj9c
-xn--45q11c
-xn--4dbgdty6c.xn--4dbrk0ce
-xn--4dbrk0ce
-xn--4gbrim
-xn--4it168d.jp
-xn--4it797k.jp
-xn--4pvxs.jp
-xn--54b7fta0cc
-xn--55qw42g
-xn--55qx5d
-xn--55qx5d.cn
-xn--55qx5d.hk
-xn--55qx5d.xn--j6w193g
-xn--5dbhl8d.xn--4dbrk0ce
-xn--5js045d.jp
-xn--5rtp49c.jp
-xn--5rtq34k.jp
-xn--5su34j936bgsg
-xn--5tzm5g
-xn--6btw5a.jp
-xn--6frz82g
-xn--6orx2r.jp
-xn--6qq986b3xl
-xn--7t0a264c.jp
-xn--80aaa0cvac.xn--p1acf
-xn--80adxhks
-xn--80ao21a
-xn--80aqecdr1a
-xn--80asehdb
-xn--80aswg
-xn--80au.xn--90a3ac
-xn--8dbq2a.xn--4dbrk0ce
-xn--8ltr62k.jp
-xn--8pvr4u.jp
-xn--8y0a063a
-xn--90a1af.xn--p1acf
-xn--90a3ac
-xn--90ae
-xn--90ais
-xn--90amc.xn--p1acf
-xn--90azh.xn--90a3ac
-xn--9dbq2a
-xn--9et52u
-xn--9krt00a
-xn--9tfky.id
-xn--andy-ira.no
-xn--aroport-bya.ci
-xn--asky-ira.no
-xn--aurskog-hland-jnb.no
-xn--avery-yua.no
-xn--b-5ga.nordland.no
-xn--b-5ga.telemark.no
-xn--b4w605ferd
-xn--balsan-sdtirol-nsb.it
-xn--bck1b9a5dre4c
-xn--bdddj-mrabd.no
-xn--bearalvhki-y4a.no
-xn--berlevg-jxa.no
-xn--bhcavuotna-s4a.no
-xn--bhccavuotna-k7a.no
-xn--bidr-5nac.no
-xn--bievt-0qa.no
-xn--bjddar-pta.no
-xn--blt-elab.no
-xn--bmlo-gra.no
-xn--bod-2na.no
-xn--bozen-sdtirol-2ob.it
-xn--brnny-wuac.no
-xn--brnnysund-m8ac.no
-xn--brum-voa.no
-xn--btsfjord-9za.no
-xn--bulsan-sdtirol-nsb.it
-xn--c1avg
-xn--c1avg.xn--90a3ac
-xn--c1avg.xn--p1acf
-xn--c2br7g
-xn--c3s14m.jp
-xn--cck2b3b
-xn--cckwcxetd
-xn--cesena-forl-mcb.it
-xn--cesenaforl-i8a.it
-xn--cg4bki
-xn--ciqpn.hk
-xn--clchc0ea0b2g2a9gcd
-xn--czr694b
-xn--czrs0t
-xn--czru2d
-xn--d1acj3b
-xn--d1alf
-xn--d1at.xn--90a3ac
-xn--d5qv7z876c.jp
-xn--davvenjrga-y4a.no
-xn--djrs72d6uy.jp
-xn--djty4k.jp
-xn--dnna-gra.no
-xn--drbak-wua.no
-xn--dyry-ira.no
-xn--e1a4c
-xn--eckvdtc9d
-xn--efvn9s.jp
-xn--efvy88h
-xn--ehqz56n.jp
-xn--elqq16h.jp
-xn--eveni-0qa01ga.no
-xn--f6qx53a.jp
-xn--fct429k
-xn--fhbei
-xn--finny-yua.no
-xn--fiq228c5hs
-xn--fiq64b
-xn--fiqs8s
-xn--fiqz9s
-xn--fjord-lra.no
-xn--fjq720a
-xn--fl-zia.no
-xn--flor-jra.no
-xn--flw351e
-xn--forl-cesena-fcb.it
-xn--forlcesena-c8a.it
-xn--fpcrj9c3d
-xn--frde-gra.no
-xn--frna-woa.no
-xn--frya-hra.no
-xn--fzc2c9e2c
-xn--fzys8d69uvgm
-xn--g2xx48c
-xn--gckr3f0f
-xn--gecrj9c
-xn--ggaviika-8ya47h.no
-xn--gildeskl-g0a.no
-xn--givuotna-8ya.no
-xn--gjvik-wua.no
-xn--gk3at1e
-xn--gls-elac.no
-xn--gmq050i.hk
-xn--gmqw5a.hk
-xn--gmqw5a.xn--j6w193g
-xn--gnstigbestellen-zvb.de
-xn--gnstigliefern-wob.de
-xn--h-2fa.no
-xn--h1ahn.xn--p1acf
-xn--h1aliz.xn--p1acf
-xn--h2breg3eve
-xn--h2brj9c
-xn--h2brj9c8c
-xn--h3cuzk1di.xn--o3cw4h
-xn--hamary-fya.no
-xn--hbmer-xqa.no
-xn--hcesuolo-7ya35b.no
-xn--hebda8b.xn--4dbrk0ce
-xn--hery-ira.nordland.no
-xn--hery-ira.xn--mre-og-romsdal-qqb.no
-xn--hgebostad-g3a.no
-xn--hkkinen-5wa.fi
-xn--hmmrfeasta-s4ac.no
-xn--hnefoss-q1a.no
-xn--hobl-ira.no
-xn--holtlen-hxa.no
-xn--hpmir-xqa.no
-xn--hxt814e
-xn--hyanger-q1a.no
-xn--hylandet-54a.no
-xn--i1b6b1a6a2e
-xn--imr513n
-xn--indery-fya.no
-xn--io0a7i
-xn--io0a7i.cn
-xn--io0a7i.hk
-xn--j1adp.xn--p1acf
-xn--j1aef
-xn--j1aef.xn--p1acf
-xn--j1ael8b.xn--p1acf
-xn--j1amh
-xn--j6w193g
-xn--jlq480n2rg
-xn--jlster-bya.no
-xn--jrpeland-54a.no
-xn--jvr189m
-xn--k7yn95e.jp
-xn--karlsy-fya.no
-xn--karmy-yua.no
-xn--kbrq7o.jp
-xn--kcrx77d1x4a
-xn--kfjord-iua.no
-xn--klbu-woa.no
-xn--klt787d.jp
-xn--kltp7d.jp
-xn--kltx9a.jp
-xn--klty5x.jp
-xn--koluokta-7ya57h.no
-xn--kprw13d
-xn--kpry57d
-xn--kput3i
-xn--krager-gya.no
-xn--kranghke-b0a.no
-xn--krdsherad-m8a.no
-xn--krehamn-dxa.no
-xn--krjohka-hwab49j.no
-xn--ksnes-uua.no
-xn--kvfjord-nxa.no
-xn--kvitsy-fya.no
-xn--kvnangen-k0a.no
-xn--l-1fa.no
-xn--l1acc
-xn--laheadju-7ya.no
-xn--langevg-jxa.no
-xn--lcvr32d.hk
-xn--ldingen-q1a.no
-xn--leagaviika-52b.no
-xn--lesund-hua.no
-xn--lgbbat1ad8j
-xn--lgrd-poac.no
-xn--lhppi-xqa.no
-xn--linds-pra.no
-xn--loabt-0qa.no
-xn--lrdal-sra.no
-xn--lrenskog-54a.no
-xn--lt-liac.no
-xn--lten-gra.no
-xn--lury-ira.no
-xn--m3ch0j3a.xn--o3cw4h
-xn--mely-ira.no
-xn--merker-kua.no
-xn--mgb2ddes
-xn--mgb9awbf
-xn--mgba3a3ejt
-xn--mgba3a4f16a
-xn--mgba3a4f16a.ir
-xn--mgba3a4fra
-xn--mgba3a4fra.ir
-xn--mgba7c0bbn0a
-xn--mgbaam7a8h
-xn--mgbab2bd
-xn--mgbah1a3hjkrd
-xn--mgbai9a5eva00b
-xn--mgbai9azgqp6j
-xn--mgbayh7gpa
-xn--mgbbh1a
-xn--mgbbh1a71e
-xn--mgbc0a9azcg
-xn--mgbca7dzdo
-xn--mgbcpq6gpa1a
-xn--mgberp4a5d4a87g
-xn--mgberp4a5d4ar
-xn--mgbgu82a
-xn--mgbi4ecexp
-xn--mgbpl2fh
-xn--mgbqly7c0a67fbc
-xn--mgbqly7cvafr
-xn--mgbt3dhd
-xn--mgbtf8fl
-xn--mgbtx2b
-xn--mgbx4cd0ab
-xn--mix082f
-xn--mix891f
-xn--mjndalen-64a.no
-xn--mk0axi.hk
-xn--mk1bu44c
-xn--mkru45i.jp
-xn--mlatvuopmi-s4a.no
-xn--mli-tla.no
-xn--mlselv-iua.no
-xn--moreke-jua.no
-xn--mori-qsa.nz
-xn--mosjen-eya.no
-xn--mot-tla.no
-xn--msy-ula0h.no
-xn--mtta-vrjjat-k7af.no
-xn--muost-0qa.no
-xn--mxtq1m
-xn--mxtq1m.hk
-xn--mxtq1m.xn--j6w193g
-xn--ngbc5azd
-xn--ngbe9e0a
-xn--ngbrx
-xn--nit225k.jp
-xn--nmesjevuemie-tcba.no
-xn--nnx388a
-xn--node
-xn--nqv7f
-xn--nqv7fs00ema
-xn--nry-yla5g.no
-xn--ntso0iqx3a.jp
-xn--ntsq17g.jp
-xn--nttery-byae.no
-xn--nvuotna-hwa.no
-xn--nyqy26a
-xn--o1ac.xn--90a3ac
-xn--o1ach.xn--90a3ac
-xn--o3cw4h
-xn--o3cyx2a.xn--o3cw4h
-xn--od0alg.cn
-xn--od0alg.hk
-xn--od0alg.xn--j6w193g
-xn--od0aq3b.hk
-xn--ogbpf8fl
-xn--oppegrd-ixa.no
-xn--ostery-fya.no
-xn--osyro-wua.no
-xn--otu796d
-xn--p1acf
-xn--p1ai
-xn--pgbs0dh
-xn--porsgu-sta26f.no
-xn--pssu33l.jp
-xn--pssy2u
-xn--q7ce6a
-xn--q9jyb4c
-xn--qcka1pmc
-xn--qqqt11m.jp
-xn--qxa6a
-xn--qxam
-xn--rady-ira.no
-xn--rdal-poa.no
-xn--rde-ula.no
-xn--rdy-0nab.no
-xn--rennesy-v1a.no
-xn--rhkkervju-01af.no
-xn--rholt-mra.no
-xn--rhqv96g
-xn--rht27z.jp
-xn--rht3d.jp
-xn--rht61e.jp
-xn--risa-5na.no
-xn--risr-ira.no
-xn--rland-uua.no
-xn--rlingen-mxa.no
-xn--rmskog-bya.no
-xn--rny31h.jp
-xn--rovu88b
-xn--rros-gra.no
-xn--rskog-uua.no
-xn--rst-0na.no
-xn--rsta-fra.no
-xn--rvc1e0am3e
-xn--ryken-vua.no
-xn--ryrvik-bya.no
-xn--s-1fa.no
-xn--s9brj9c
-xn--sandnessjen-ogb.no
-xn--sandy-yua.no
-xn--sdtirol-n2a.it
-xn--seral-lra.no
-xn--ses554g
-xn--sgne-gra.no
-xn--skierv-uta.no
-xn--skjervy-v1a.no
-xn--skjk-soa.no
-xn--sknit-yqa.no
-xn--sknland-fxa.no
-xn--slat-5na.no
-xn--slt-elab.no
-xn--smla-hra.no
-xn--smna-gra.no
-xn--snase-nra.no
-xn--sndre-land-0cb.no
-xn--snes-poa.no
-xn--snsa-roa.no
-xn--sr-aurdal-l8a.no
-xn--sr-fron-q1a.no
-xn--sr-odal-q1a.no
-xn--sr-varanger-ggb.no
-xn--srfold-bya.no
-xn--srreisa-q1a.no
-xn--srum-gra.no
-xn--stjrdal-s1a.no
-xn--stjrdalshalsen-sqb.no
-xn--stre-toten-zcb.no
-xn--t60b56a
-xn--tckwe
-xn--tiq49xqyj
-xn--tjme-hra.no
-xn--tn0ag.hk
-xn--tnsberg-q1a.no
-xn--tor131o.jp
-xn--trany-yua.no
-xn--trentin-sd-tirol-rzb.it
-xn--trentin-sdtirol-7vb.it
-xn--trentino-sd-tirol-c3b.it
-xn--trentino-sdtirol-szb.it
-xn--trentinosd-tirol-rzb.it
-xn--trentinosdtirol-7vb.it
-xn--trentinsd-tirol-6vb.it
-xn--trentinsdtirol-nsb.it
-xn--trgstad-r1a.no
-xn--trna-woa.no
-xn--troms-zua.no
-xn--tysvr-vra.no
-xn--uc0atv.hk
-xn--uc0atv.xn--j6w193g
-xn--uc0ay4a.hk
-xn--uist22h.jp
-xn--uisz3g.jp
-xn--unjrga-rta.no
-xn--unup4y
-xn--uuwu58a.jp
-xn--vads-jra.no
-xn--valle-aoste-ebb.it
-xn--valle-d-aoste-ehb.it
-xn--valleaoste-e7a.it
-xn--valledaoste-ebb.it
-xn--vard-jra.no
-xn--vegrshei-c0a.no
-xn--vermgensberater-ctb
-xn--vermgensberatung-pwb
-xn--vestvgy-ixa6o.no
-xn--vg-yiab.no
-xn--vgan-qoa.no
-xn--vgsy-qoa0j.no
-xn--vgu402c.jp
-xn--vhquv
-xn--vler-qoa.hedmark.no
-xn--vler-qoa.xn--stfold-9xa.no
-xn--vre-eiker-k8a.no
-xn--vrggt-xqad.no
-xn--vry-yla5g.no
-xn--vuq861b
-xn--w4r85el8fhu5dnra
-xn--w4rs40l
-xn--wcvs22d.hk
-xn--wcvs22d.xn--j6w193g
-xn--wgbh1c
-xn--wgbl6a
-xn--xhq521b
-xn--xkc2al3hye2a
-xn--xkc2dl3a5ee0h
-xn--y9a3aq
-xn--yer-zna.no
-xn--yfro4i67o
-xn--ygarden-p1a.no
-xn--ygbi2ammx
-xn--ystre-slidre-ujb.no
-xn--zbx025d.jp
-xn--zf0avx.hk
-xn--zfr164b
-xs4all.space
-xtooldevice.com
-xx.kg
-xxx
-xxx.ec
-xyz
-xyz.br
-xz.cn
-y.bg
-y.se
-yabu.hyogo.jp
-yabuki.fukushima.jp
-yachimata.chiba.jp
-yachiyo.chiba.jp
-yachiyo.ibaraki.jp
-yachts
-yaese.okinawa.jp
-yahaba.iwate.jp
-yahiko.niigata.jp
-yahoo
-yaita.tochigi.jp
-yaizu.shizuoka.jp
-yakage.okayama.jp
-yakumo.hokkaido.jp
-yakumo.shimane.jp
-yali.mythic-beasts.com
-yalta.ua
-yamada.fukuoka.jp
-yamada.iwate.jp
-yamada.toyama.jp
-yamaga.kumamoto.jp
-yamagata.gifu.jp
-yamagata.ibaraki.jp
-yamagata.jp
-yamagata.nagano.jp
-yamagata.yamagata.jp
-yamaguchi.jp
-yamakita.kanagawa.jp
-yamamoto.miyagi.jp
-yamanakako.yamanashi.jp
-yamanashi.jp
-yamanashi.yamanashi.jp
-yamanobe.yamagata.jp
-yamanouchi.nagano.jp
-yamashina.kyoto.jp
-yamato.fukushima.jp
-yamato.kanagawa.jp
-yamato.kumamoto.jp
-yamatokoriyama.nara.jp
-yamatotakada.nara.jp
-yamatsuri.fukushima.jp
-yamaxun
-yamazoe.nara.jp
-yame.fukuoka.jp
-yanagawa.fukuoka.jp
-yanaizu.fukushima.jp
-yandex
-yandexcloud.net
-yao.osaka.jp
-yaotsu.gifu.jp
-yarrow-point.wa.us
-yasaka.nagano.jp
-yashio.saitama.jp
-yashiro.hyogo.jp
-yasu.shiga.jp
-yasuda.kochi.jp
-yasugi.shimane.jp
-yasuoka.nagano.jp
-yatomi.aichi.jp
-yatsuka.shimane.jp
-yatsushiro.kumamoto.jp
-yawara.ibaraki.jp
-yawata.kyoto.jp
-yawatahama.ehime.jp
-yazu.tottori.jp
-ye
-yenbai.vn
-yicp.fun
-yk.ca
-yn.cn
-ynh.fr
-yodobashi
-yoga
-yoichi.hokkaido.jp
-yoita.niigata.jp
-yoka.hyogo.jp
-yokaichiba.chiba.jp
-yokawa.hyogo.jp
-yokkaichi.mie.jp
-yokohama
-yokoshibahikari.chiba.jp
-yokosuka.kanagawa.jp
-yokote.akita.jp
-yokoze.saitama.jp
-yolasite.com
-yomitan.okinawa.jp
-yonabaru.okinawa.jp
-yonago.tottori.jp
-yonaguni.okinawa.jp
-yonezawa.yamagata.jp
-yono.saitama.jp
-yorii.saitama.jp
-yoro.gifu.jp
-yoshida.saitama.jp
-yoshida.shizuoka.jp
-yoshikawa.saitama.jp
-yoshimi.saitama.jp
-yoshino.nara.jp
-yoshinogari.saga.jp
-yoshioka.gunma.jp
-yotsukaido.chiba.jp
-you
-you2.pl
-youtube
-yt
-yuasa.wakayama.jp
-yufu.oita.jp
-yugawa.fukushima.jp
-yugawara.kanagawa.jp
-yuki.ibaraki.jp
-yukuhashi.fukuoka.jp
-yun
-yura.wakayama.jp
-yurihonjo.akita.jp
-yusuhara.kochi.jp
-yusui.kagoshima.jp
-yuu.yamaguchi.jp
-yuza.yamagata.jp
-yuzawa.niigata.jp
-z.bg
-z.se
-za.bz
-za.com
-za.net
-za.org
-zabc.net
-zachpomor.pl
-zagan.pl
-zakarpattia.ua
-zakopane.pl
-zama.kanagawa.jp
-zamami.okinawa.jp
-zao.miyagi.jp
-zap.cloud
-zaporizhzhe.ua
-zaporizhzhia.ua
-zappos
-zapto.org
-zara
-zarow.pl
-zeabur.app
-zentsuji.kagawa.jp
-zero
-zgierz.pl
-zgora.pl
-zgorzelec.pl
-zhitomir.ua
-zhytomyr.ua
-zicp.fun
-zip
-zj.cn
-zlg.br
-zm
-zombie.jp
-zone
-zone.id
-zp.gov.pl
-zp.ua
-zpisdn.gov.pl
-zt.ua
-zuerich
-zushi.kanagawa.jp
-zw
-"""
+        !city.kawasaki.jp
+        !city.kitakyushu.jp
+        !city.kobe.jp
+        !city.nagoya.jp
+        !city.sapporo.jp
+        !city.sendai.jp
+        !city.yokohama.jp
+        !www.ck
+        *.001.test.code-builder-stg.platform.salesforce.com
+        *.0e.vc
+        *.0emm.com
+        *.aa.crm.dev
+        *.ab.crm.dev
+        *.ac.crm.dev
+        *.ad.crm.dev
+        *.advisor.ws
+        *.ae.crm.dev
+        *.af-south-1.airflow.amazonaws.com
+        *.af-south-1.rds.amazonaws.com
+        *.af.crm.dev
+        *.airflow.af-south-1.on.aws
+        *.airflow.ap-east-1.on.aws
+        *.airflow.ap-northeast-1.on.aws
+        *.airflow.ap-northeast-2.on.aws
+        *.airflow.ap-northeast-3.on.aws
+        *.airflow.ap-south-1.on.aws
+        *.airflow.ap-south-2.on.aws
+        *.airflow.ap-southeast-1.on.aws
+        *.airflow.ap-southeast-2.on.aws
+        *.airflow.ap-southeast-3.on.aws
+        *.airflow.ap-southeast-4.on.aws
+        *.airflow.ap-southeast-5.on.aws
+        *.airflow.ap-southeast-7.on.aws
+        *.airflow.ca-central-1.on.aws
+        *.airflow.ca-west-1.on.aws
+        *.airflow.cn-north-1.on.amazonwebservices.com.cn
+        *.airflow.cn-northwest-1.on.amazonwebservices.com.cn
+        *.airflow.eu-central-1.on.aws
+        *.airflow.eu-central-2.on.aws
+        *.airflow.eu-north-1.on.aws
+        *.airflow.eu-south-1.on.aws
+        *.airflow.eu-south-2.on.aws
+        *.airflow.eu-west-1.on.aws
+        *.airflow.eu-west-2.on.aws
+        *.airflow.eu-west-3.on.aws
+        *.airflow.il-central-1.on.aws
+        *.airflow.me-central-1.on.aws
+        *.airflow.me-south-1.on.aws
+        *.airflow.sa-east-1.on.aws
+        *.airflow.us-east-1.on.aws
+        *.airflow.us-east-2.on.aws
+        *.airflow.us-west-1.on.aws
+        *.airflow.us-west-2.on.aws
+        *.aivencloud.com
+        *.alces.network
+        *.ap-east-1.airflow.amazonaws.com
+        *.ap-east-1.cs.amazonlightsail.com
+        *.ap-east-1.rds.amazonaws.com
+        *.ap-east-2.rds.amazonaws.com
+        *.ap-north-1.r.cloud.int.apple
+        *.ap-northeast-1.airflow.amazonaws.com
+        *.ap-northeast-1.cs.amazonlightsail.com
+        *.ap-northeast-1.rds.amazonaws.com
+        *.ap-northeast-2.airflow.amazonaws.com
+        *.ap-northeast-2.cs.amazonlightsail.com
+        *.ap-northeast-2.rds.amazonaws.com
+        *.ap-northeast-3.airflow.amazonaws.com
+        *.ap-northeast-3.rds.amazonaws.com
+        *.ap-south-1.airflow.amazonaws.com
+        *.ap-south-1.cs.amazonlightsail.com
+        *.ap-south-1.r.cloud.int.apple
+        *.ap-south-1.rds.amazonaws.com
+        *.ap-south-2.airflow.amazonaws.com
+        *.ap-south-2.r.cloud.int.apple
+        *.ap-south-2.rds.amazonaws.com
+        *.ap-southeast-1.airflow.amazonaws.com
+        *.ap-southeast-1.cs.amazonlightsail.com
+        *.ap-southeast-1.rds.amazonaws.com
+        *.ap-southeast-2.airflow.amazonaws.com
+        *.ap-southeast-2.cs.amazonlightsail.com
+        *.ap-southeast-2.rds.amazonaws.com
+        *.ap-southeast-3.airflow.amazonaws.com
+        *.ap-southeast-3.cs.amazonlightsail.com
+        *.ap-southeast-3.rds.amazonaws.com
+        *.ap-southeast-4.airflow.amazonaws.com
+        *.ap-southeast-4.rds.amazonaws.com
+        *.ap-southeast-5.airflow.amazonaws.com
+        *.ap-southeast-5.cs.amazonlightsail.com
+        *.ap-southeast-5.rds.amazonaws.com
+        *.ap-southeast-6.rds.amazonaws.com
+        *.ap-southeast-7.airflow.amazonaws.com
+        *.ap-southeast-7.rds.amazonaws.com
+        *.appwrite.run
+        *.at.playit.plus
+        *.at.ply.gg
+        *.atlassian-3p-us-gov-mod.com
+        *.atlassian-3p.com
+        *.atlassian-isolated-3p.com
+        *.auiusercontent.com
+        *.awdev.ca
+        *.awsapprunner.com
+        *.azure.databricksapps.com
+        *.azurecontainer.io
+        *.beget.app
+        *.begetcdn.cloud
+        *.build.run
+        *.builder.code.com
+        *.builtwithrocket.new
+        *.bwcloud-os-instance.de
+        *.c.ts.net
+        *.ca-central-1.airflow.amazonaws.com
+        *.ca-central-1.cs.amazonlightsail.com
+        *.ca-central-1.rds.amazonaws.com
+        *.ca-west-1.airflow.amazonaws.com
+        *.ca-west-1.rds.amazonaws.com
+        *.ci.crm.dev
+        *.ck
+        *.cloud.int.apple
+        *.cloud.metacentrum.cz
+        *.cloudera.site
+        *.clusters.rdpa.co
+        *.cn-north-1.airflow.amazonaws.com.cn
+        *.cn-northwest-1.airflow.amazonaws.com.cn
+        *.cn.st
+        *.code.run
+        *.compute-1.amazonaws.com
+        *.compute.amazonaws.com
+        *.compute.amazonaws.com.cn
+        *.compute.estate
+        *.compute.herokuapp.com
+        *.cursorusercontent.com
+        *.customer-oci.com
+        *.d.crm.dev
+        *.database.run
+        *.dev-builder.code.com
+        *.dev.adobeaemcloud.com
+        *.developer.app
+        *.devinapps.com
+        *.digitaloceanspaces.com
+        *.dweb.link
+        *.elb.amazonaws.com
+        *.elb.amazonaws.com.cn
+        *.er
+        *.eth.limo
+        *.eth.link
+        *.eu-central-1.airflow.amazonaws.com
+        *.eu-central-1.cs.amazonlightsail.com
+        *.eu-central-1.r.cloud.int.apple
+        *.eu-central-1.rds.amazonaws.com
+        *.eu-central-2.airflow.amazonaws.com
+        *.eu-central-2.rds.amazonaws.com
+        *.eu-north-1.airflow.amazonaws.com
+        *.eu-north-1.cs.amazonlightsail.com
+        *.eu-north-1.r.cloud.int.apple
+        *.eu-south-1.airflow.amazonaws.com
+        *.eu-south-2.airflow.amazonaws.com
+        *.eu-south-2.cs.amazonlightsail.com
+        *.eu-west-1.airflow.amazonaws.com
+        *.eu-west-1.cs.amazonlightsail.com
+        *.eu-west-1.rds.amazonaws.com
+        *.eu-west-2.airflow.amazonaws.com
+        *.eu-west-2.cs.amazonlightsail.com
+        *.eu-west-2.rds.amazonaws.com
+        *.eu-west-3.airflow.amazonaws.com
+        *.eu-west-3.cs.amazonlightsail.com
+        *.eu-west-3.rds.amazonaws.com
+        *.ewp.live
+        *.ex.futurecms.at
+        *.ex.ortsinfo.at
+        *.experiments.sagemaker.aws
+        *.firenet.ch
+        *.fk
+        *.frusky.de
+        *.futurecms.at
+        *.gateway.dev
+        *.hosted.app
+        *.hosting.myjino.ru
+        *.hosting.ovh.net
+        *.icp.net
+        *.id.pub
+        *.il-central-1.airflow.amazonaws.com
+        *.il-central-1.rds.amazonaws.com
+        *.in.futurecms.at
+        *.inbrowser.dev
+        *.inbrowser.link
+        *.jm
+        *.kawasaki.jp
+        *.kin.one
+        *.kin.pub
+        *.kitakyushu.jp
+        *.kobe.jp
+        *.kunden.ortsinfo.at
+        *.landing.myjino.ru
+        *.lcl.dev
+        *.lclstage.dev
+        *.linodeobjects.com
+        *.localto.net
+        *.lutrausercontent.com
+        *.magentosite.cloud
+        *.me-central-1.airflow.amazonaws.com
+        *.me-central-1.rds.amazonaws.com
+        *.me-south-1.airflow.amazonaws.com
+        *.me-south-1.rds.amazonaws.com
+        *.metaaiusercontent.com
+        *.migration.run
+        *.mm
+        *.moonscale.io
+        *.mtls.run.app
+        *.mx-central-1.rds.amazonaws.com
+        *.nagoya.jp
+        *.nodebalancer.linode.com
+        *.nom.br
+        *.northflank.app
+        *.np
+        *.nxa.eu
+        *.oaiusercontent.com
+        *.oci.customer-oci.com
+        *.ocp.customer-oci.com
+        *.ocs.customer-oci.com
+        *.on-k3s.io
+        *.on-rancher.cloud
+        *.on-rio.io
+        *.oraclecloudapps.com
+        *.oraclegovcloudapps.com
+        *.oraclegovcloudapps.uk
+        *.otap.co
+        *.owo.codes
+        *.p.azurewebsites.net
+        *.pa.crm.dev
+        *.paywhirl.com
+        *.pb.crm.dev
+        *.pc.crm.dev
+        *.pd.crm.dev
+        *.pe.crm.dev
+        *.pf.crm.dev
+        *.pg
+        *.platformsh.site
+        *.private.repost.aws
+        *.privatelink.snowflake.app
+        *.qualyhqpartner.com
+        *.qualyhqportal.com
+        *.quipelements.com
+        *.r.appspot.com
+        *.r.cloud.int.apple
+        *.raw.icp0.io
+        *.raw.icp1.io
+        *.rds.cn-north-1.amazonaws.com.cn
+        *.rds.cn-northwest-1.amazonaws.com.cn
+        *.replit.dev
+        *.run.app
+        *.s.brave.app
+        *.s.brave.dev
+        *.s.brave.io
+        *.sa-east-1.airflow.amazonaws.com
+        *.sa-east-1.cs.amazonlightsail.com
+        *.sa-east-1.rds.amazonaws.com
+        *.sapporo.jp
+        *.sch.uk
+        *.sendai.jp
+        *.services.clever-cloud.com
+        *.snowflake.app
+        *.spectrum.myjino.ru
+        *.srvrless.rdpa.co
+        *.statics.cloud
+        *.stg-builder.code.com
+        *.stg.dev
+        *.stgstage.dev
+        *.stolos.io
+        *.svc.firenet.ch
+        *.sys.qcx.io
+        *.teams.replit.dev
+        *.telebit.xyz
+        *.transurl.be
+        *.transurl.eu
+        *.transurl.nl
+        *.triton.zone
+        *.tst.site
+        *.upsun.app
+        *.us-central-1.r.cloud.int.apple
+        *.us-central-2.r.cloud.int.apple
+        *.us-east-1.airflow.amazonaws.com
+        *.us-east-1.cs.amazonlightsail.com
+        *.us-east-1.r.cloud.int.apple
+        *.us-east-1.rds.amazonaws.com
+        *.us-east-2.airflow.amazonaws.com
+        *.us-east-2.cs.amazonlightsail.com
+        *.us-east-2.r.cloud.int.apple
+        *.us-east-2.rds.amazonaws.com
+        *.us-gov-east-1.rds.amazonaws.com
+        *.us-gov-west-1.rds.amazonaws.com
+        *.us-northeast-1.rds.amazonaws.com
+        *.us-west-1.airflow.amazonaws.com
+        *.us-west-1.r.cloud.int.apple
+        *.us-west-1.rds.amazonaws.com
+        *.us-west-2.airflow.amazonaws.com
+        *.us-west-2.cs.amazonlightsail.com
+        *.us-west-2.r.cloud.int.apple
+        *.us-west-2.rds.amazonaws.com
+        *.us-west-3.r.cloud.int.apple
+        *.user.fm
+        *.user.localcert.dev
+        *.usercontent.goog
+        *.vps.myjino.ru
+        *.vultrobjects.com
+        *.w.crm.dev
+        *.wa.crm.dev
+        *.wadl.top
+        *.wb.crm.dev
+        *.wc.crm.dev
+        *.wd.crm.dev
+        *.we.crm.dev
+        *.webhare.dev
+        *.webpaas.ovh.net
+        *.wf.crm.dev
+        *.xenonconnect.de
+        *.xmit.co
+        *.yokohama.jp
+        *.zerops.app
+        *.zerops.zone
+        *.ztna-dingtalk.com
+        0.bg
+        0am.jp
+        0g0.jp
+        0j0.jp
+        0t0.jp
+        1.azurestaticapps.net
+        1.bg
+        123hjemmeside.dk
+        123hjemmeside.no
+        123homepage.it
+        123kotisivu.fi
+        123minsida.se
+        123miweb.es
+        123paginaweb.pt
+        123siteweb.fr
+        123webseite.at
+        123webseite.de
+        123website.be
+        123website.ch
+        123website.lu
+        123website.nl
+        12hp.at
+        12hp.ch
+        12hp.de
+        1337.pictures
+        16-b.it
+        180r.com
+        1cooldns.com
+        1kapp.com
+        2-d.jp
+        2.azurestaticapps.net
+        2.bg
+        2000.hu
+        2038.io
+        2ix.at
+        2ix.ch
+        2ix.de
+        3.azurestaticapps.net
+        3.bg
+        32-b.it
+        3utilities.com
+        4.at
+        4.azurestaticapps.net
+        4.bg
+        4lima.at
+        4lima.ch
+        4lima.de
+        4u.com
+        5.azurestaticapps.net
+        5.bg
+        5g.in
+        6.azurestaticapps.net
+        6.bg
+        611.to
+        64-b.it
+        6g.in
+        7.azurestaticapps.net
+        7.bg
+        8.bg
+        9.bg
+        9guacu.br
+        a.bg
+        a.prod.fastly.net
+        a.se
+        a.ssl.fastly.net
+        a2hosted.com
+        aa.no
+        aaa
+        aaa.pro
+        aarborte.no
+        aarp
+        ab.ca
+        abashiri.hokkaido.jp
+        abb
+        abbott
+        abbvie
+        abc
+        abc.br
+        abeno.osaka.jp
+        aberdeen.wa.us
+        abg.ec
+        abiko.chiba.jp
+        abira.hokkaido.jp
+        abkhazia.su
+        able
+        abo.pa
+        abogado
+        abr.it
+        abrdns.com
+        abruzzo.it
+        abu.yamaguchi.jp
+        abudhabi
+        ac
+        ac.ae
+        ac.at
+        ac.bd
+        ac.be
+        ac.bw
+        ac.ci
+        ac.cn
+        ac.cr
+        ac.cy
+        ac.eg
+        ac.fj
+        ac.gn
+        ac.gov.br
+        ac.id
+        ac.il
+        ac.im
+        ac.in
+        ac.ir
+        ac.jp
+        ac.ke
+        ac.kr
+        ac.leg.br
+        ac.lk
+        ac.ls
+        ac.ma
+        ac.me
+        ac.ml
+        ac.mu
+        ac.mw
+        ac.mz
+        ac.ni
+        ac.nz
+        ac.pa
+        ac.pk
+        ac.pr
+        ac.rs
+        ac.ru
+        ac.rw
+        ac.se
+        ac.sz
+        ac.th
+        ac.tz
+        ac.ug
+        ac.uk
+        ac.vn
+        ac.za
+        ac.zm
+        ac.zw
+        aca.pro
+        academia.bo
+        academy
+        accenture
+        accesscam.org
+        accident-investigation.aero
+        accident-prevention.aero
+        accountant
+        accountants
+        acct.pro
+        achi.nagano.jp
+        aco
+        act.au
+        act.edu.au
+        activetrail.biz
+        actor
+        ad
+        ad.jp
+        adachi.tokyo.jp
+        adimo.co.uk
+        adm.br
+        adm.ec
+        adobeaemcloud.com
+        adobeaemcloud.net
+        adobeio-static.net
+        adobeioruntime.net
+        ads
+        adult
+        adult.ht
+        adv.br
+        adv.mz
+        adygeya.ru
+        adygeya.su
+        ae
+        ae.kg
+        ae.org
+        aeg
+        aejrie.no
+        aem.live
+        aem.network
+        aem.page
+        aem.reviews
+        aero
+        aero.in
+        aero.mv
+        aerobatic.aero
+        aeroclub.aero
+        aerodrome.aero
+        aeroport.fr
+        aetna
+        af
+        af-south-1.elasticbeanstalk.com
+        affinitylottery.org.uk
+        afjord.no
+        afl
+        africa
+        africa.bj
+        africa.com
+        ag
+        ag.it
+        aga.niigata.jp
+        agakhan
+        agano.niigata.jp
+        agdenes.no
+        agematsu.nagano.jp
+        agency
+        agents.aero
+        agr.br
+        agrar.hu
+        agri.jo
+        agric.za
+        agrigento.it
+        agro.bj
+        agro.bo
+        agro.pl
+        agron.ec
+        aguni.okinawa.jp
+        ah.cn
+        ah.no
+        ai
+        ai.bd
+        ai.id
+        ai.in
+        ai.jo
+        ai.kr
+        ai.studio
+        ai.vn
+        aibetsu.hokkaido.jp
+        aichi.jp
+        aid.pl
+        aig
+        aikawa.kanagawa.jp
+        ainan.ehime.jp
+        aioi.hyogo.jp
+        aip.ee
+        air-surveillance.aero
+        air-traffic-control.aero
+        airbus
+        aircraft.aero
+        airforce
+        airline.aero
+        airport.aero
+        airtel
+        airtraffic.aero
+        aisai.aichi.jp
+        aisho.shiga.jp
+        aiven.app
+        aizubange.fukushima.jp
+        aizumi.tokushima.jp
+        aizumisato.fukushima.jp
+        aizuwakamatsu.fukushima.jp
+        aju.br
+        ak.us
+        akabira.hokkaido.jp
+        akadns.net
+        akagi.shimane.jp
+        akaiwa.okayama.jp
+        akamai-staging.net
+        akamai.net
+        akamaiedge-staging.net
+        akamaiedge.net
+        akamaihd-staging.net
+        akamaihd.net
+        akamaiorigin-staging.net
+        akamaiorigin.net
+        akamaized-staging.net
+        akamaized.net
+        akashi.hyogo.jp
+        akdn
+        aki.kochi.jp
+        akiruno.tokyo.jp
+        akishima.tokyo.jp
+        akita.akita.jp
+        akita.jp
+        akkeshi.hokkaido.jp
+        aknoluokta.no
+        ako.hyogo.jp
+        akrehamn.no
+        aktyubinsk.su
+        akune.kagoshima.jp
+        al
+        al.eu.org
+        al.gov.br
+        al.it
+        al.leg.br
+        al.no
+        al.us
+        alaheadju.no
+        aland.fi
+        alessandria.it
+        alesund.no
+        algard.no
+        alibaba
+        alibabacloudcs.com
+        alipay
+        allfinanz
+        allstate
+        ally
+        alp1.ae.flow.ch
+        alsace
+        alstahaug.no
+        alstom
+        alt.na
+        alt.za
+        alta.no
+        altervista.org
+        alto-adige.it
+        altoadige.it
+        alumni.in
+        alvdal.no
+        alwaysdata.net
+        am
+        am.br
+        am.gov.br
+        am.in
+        am.leg.br
+        ama.aichi.jp
+        ama.shimane.jp
+        amagasaki.hyogo.jp
+        amakusa.kumamoto.jp
+        amami.kagoshima.jp
+        amazon
+        amazonlightsail.com
+        ambulance.aero
+        americanexpress
+        americanfamily
+        amex
+        amfam
+        ami.ibaraki.jp
+        amica
+        amli.no
+        amot.no
+        amplifyapp.com
+        ams.scw.site
+        amsterdam
+        an.it
+        analytics
+        analytics-gateway.ap-northeast-1.amazonaws.com
+        analytics-gateway.ap-northeast-2.amazonaws.com
+        analytics-gateway.ap-south-1.amazonaws.com
+        analytics-gateway.ap-southeast-1.amazonaws.com
+        analytics-gateway.ap-southeast-2.amazonaws.com
+        analytics-gateway.eu-central-1.amazonaws.com
+        analytics-gateway.eu-west-1.amazonaws.com
+        analytics-gateway.us-east-1.amazonaws.com
+        analytics-gateway.us-east-2.amazonaws.com
+        analytics-gateway.us-west-2.amazonaws.com
+        anamizu.ishikawa.jp
+        anan.nagano.jp
+        anan.tokushima.jp
+        anani.br
+        ancona.it
+        andasuolo.no
+        andebu.no
+        ando.nara.jp
+        andoy.no
+        andria-barletta-trani.it
+        andria-trani-barletta.it
+        andriabarlettatrani.it
+        andriatranibarletta.it
+        android
+        angiang.vn
+        angry.jp
+        anjo.aichi.jp
+        ann-arbor.mi.us
+        annaka.gunma.jp
+        anpachi.gifu.jp
+        anquan
+        antagonist.cloud
+        anz
+        ao
+        ao.it
+        aogaki.hyogo.jp
+        aogashima.tokyo.jp
+        aoki.nagano.jp
+        aol
+        aomori.aomori.jp
+        aomori.jp
+        aosta-valley.it
+        aosta.it
+        aostavalley.it
+        aoste.it
+        ap-east-1.elasticbeanstalk.com
+        ap-northeast-1.elasticbeanstalk.com
+        ap-northeast-2.elasticbeanstalk.com
+        ap-northeast-3.elasticbeanstalk.com
+        ap-south-1.elasticbeanstalk.com
+        ap-south-2.elasticbeanstalk.com
+        ap-southeast-1.elasticbeanstalk.com
+        ap-southeast-2.elasticbeanstalk.com
+        ap-southeast-3.elasticbeanstalk.com
+        ap-southeast-4.elasticbeanstalk.com
+        ap-southeast-5.elasticbeanstalk.com
+        ap-southeast-6.elasticbeanstalk.com
+        ap-southeast-7.elasticbeanstalk.com
+        ap.gov.br
+        ap.gov.pl
+        ap.it
+        ap.leg.br
+        ap.ngrok.io
+        aparecida.br
+        apartments
+        api.br
+        api.gov.uk
+        api.lp.dev
+        apigee.io
+        app
+        app-ionos.space
+        app.br
+        app.os.fedoraproject.org
+        app.os.stg.fedoraproject.org
+        app.render.com
+        appchizi.com
+        appengine.flow.ch
+        apple
+        applinzi.com
+        apps-1and1.com
+        apps-1and1.net
+        apps.fbsbx.com
+        apps.lair.io
+        appspacehosted.com
+        appspaceusercontent.com
+        appspot.com
+        appudo.net
+        appwrite.global
+        appwrite.network
+        aq
+        aq.it
+        aquarelle
+        ar
+        ar.it
+        ar.us
+        arab
+        arai.shizuoka.jp
+        arakawa.saitama.jp
+        arakawa.tokyo.jp
+        aramco
+        arao.kumamoto.jp
+        archi
+        architectes.bj
+        ardal.no
+        aremark.no
+        arendal.no
+        arezzo.it
+        ariake.saga.jp
+        arida.wakayama.jp
+        aridagawa.wakayama.jp
+        arita.saga.jp
+        arkhangelsk.su
+        armenia.su
+        army
+        arna.no
+        arpa
+        arq.br
+        arqt.ec
+        art
+        art.br
+        art.do
+        art.dz
+        art.ec
+        art.ht
+        art.ml
+        art.pl
+        art.sn
+        arte
+        arte.bo
+        arts.nf
+        arts.ro
+        arts.ve
+        arvanedge.ir
+        arvo.network
+        as
+        as.sh.cn
+        as.us
+        asago.hyogo.jp
+        asahi.chiba.jp
+        asahi.ibaraki.jp
+        asahi.mie.jp
+        asahi.nagano.jp
+        asahi.toyama.jp
+        asahi.yamagata.jp
+        asahikawa.hokkaido.jp
+        asaka.saitama.jp
+        asakawa.fukushima.jp
+        asakuchi.okayama.jp
+        asaminami.hiroshima.jp
+        ascoli-piceno.it
+        ascolipiceno.it
+        asda
+        aseral.no
+        ashgabad.su
+        ashibetsu.hokkaido.jp
+        ashikaga.tochigi.jp
+        ashiya.fukuoka.jp
+        ashiya.hyogo.jp
+        ashoro.hokkaido.jp
+        asia
+        asker.no
+        askim.no
+        askoy.no
+        askvoll.no
+        asn.au
+        asn.lv
+        asnes.no
+        aso.kumamoto.jp
+        ass.km
+        assabu.hokkaido.jp
+        assessments.cx
+        assn.lk
+        asso.ci
+        asso.dz
+        asso.eu.org
+        asso.fr
+        asso.gp
+        asso.ht
+        asso.km
+        asso.mc
+        asso.ml
+        asso.nc
+        asso.re
+        associates
+        association.aero
+        assur.bj
+        asti.it
+        asuke.aichi.jp
+        at
+        at-band-camp.net
+        at.emf.camp
+        at.eu.org
+        at.it
+        atami.shizuoka.jp
+        ath.cx
+        athleta
+        atl.jelastic.vps-host.net
+        atm.pl
+        atmeta.com
+        ato.br
+        atsugi.kanagawa.jp
+        atsuma.hokkaido.jp
+        attorney
+        au
+        au.eu.org
+        au.ngrok.io
+        auction
+        audi
+        audible
+        audio
+        audnedal.no
+        augustow.pl
+        aukra.no
+        aure.no
+        aurland.no
+        aurskog-holand.no
+        aus.basketball
+        auspost
+        austevoll.no
+        australiacentral-01.azurewebsites.net
+        australiacentral2-01.azurewebsites.net
+        australiaeast-01.azurewebsites.net
+        australiasoutheast-01.azurewebsites.net
+        austrheim.no
+        austriaeast-01.azurewebsites.net
+        auth-fips.us-east-1.amazoncognito.com
+        auth-fips.us-east-2.amazoncognito.com
+        auth-fips.us-gov-east-1.amazoncognito.com
+        auth-fips.us-gov-west-1.amazoncognito.com
+        auth-fips.us-west-1.amazoncognito.com
+        auth-fips.us-west-2.amazoncognito.com
+        auth.af-south-1.amazoncognito.com
+        auth.ap-east-1.amazoncognito.com
+        auth.ap-east-2.amazoncognito.com
+        auth.ap-northeast-1.amazoncognito.com
+        auth.ap-northeast-2.amazoncognito.com
+        auth.ap-northeast-3.amazoncognito.com
+        auth.ap-south-1.amazoncognito.com
+        auth.ap-south-2.amazoncognito.com
+        auth.ap-southeast-1.amazoncognito.com
+        auth.ap-southeast-2.amazoncognito.com
+        auth.ap-southeast-3.amazoncognito.com
+        auth.ap-southeast-4.amazoncognito.com
+        auth.ap-southeast-5.amazoncognito.com
+        auth.ap-southeast-6.amazoncognito.com
+        auth.ap-southeast-7.amazoncognito.com
+        auth.ca-central-1.amazoncognito.com
+        auth.ca-west-1.amazoncognito.com
+        auth.cognito-idp.eusc-de-east-1.on.amazonwebservices.eu
+        auth.eu-central-1.amazoncognito.com
+        auth.eu-central-2.amazoncognito.com
+        auth.eu-north-1.amazoncognito.com
+        auth.eu-south-1.amazoncognito.com
+        auth.eu-south-2.amazoncognito.com
+        auth.eu-west-1.amazoncognito.com
+        auth.eu-west-2.amazoncognito.com
+        auth.eu-west-3.amazoncognito.com
+        auth.il-central-1.amazoncognito.com
+        auth.me-central-1.amazoncognito.com
+        auth.me-south-1.amazoncognito.com
+        auth.mx-central-1.amazoncognito.com
+        auth.sa-east-1.amazoncognito.com
+        auth.us-east-1.amazoncognito.com
+        auth.us-east-2.amazoncognito.com
+        auth.us-west-1.amazoncognito.com
+        auth.us-west-2.amazoncognito.com
+        authgear-staging.com
+        authgearapps.com
+        author
+        author.aero
+        auto
+        auto.pl
+        autos
+        av.it
+        av.tr
+        avellino.it
+        averoy.no
+        avocat.fr
+        avocat.pro
+        avocats.bj
+        avoues.fr
+        aw
+        awaji.hyogo.jp
+        aws
+        aws-gov.databricksapps.us
+        aws.databricksapps.com
+        awsapps.com
+        awsglobalaccelerator.com
+        ax
+        axa
+        aya.miyazaki.jp
+        ayabe.kyoto.jp
+        ayagawa.kagawa.jp
+        ayase.kanagawa.jp
+        az
+        az.us
+        azerbaijan.su
+        azimuth.network
+        azumino.nagano.jp
+        azure
+        azure-api.net
+        azure-api.us
+        azure-mobile.net
+        azureedge.net
+        azurefd.net
+        azurestaticapps.net
+        azurewebsites.net
+        azurewebsites.us
+        b-data.io
+        b.bg
+        b.br
+        b.se
+        b.ssl.fastly.net
+        ba
+        ba.gov.br
+        ba.it
+        ba.leg.br
+        babia-gora.pl
+        baby
+        babyblue.jp
+        babymilk.jp
+        bacgiang.vn
+        backan.vn
+        backdrop.jp
+        baclieu.vn
+        bacninh.vn
+        badaddja.no
+        bahcavuotna.no
+        bahccavuotna.no
+        baidar.no
+        baidu
+        bainbridge-isl.wa.us
+        bajddar.no
+        balashov.su
+        balat.no
+        balena-devices.com
+        balestrand.no
+        ballangen.no
+        ballooning.aero
+        balsan-sudtirol.it
+        balsan-suedtirol.it
+        balsan.it
+        balsfjord.no
+        bambina.jp
+        bamble.no
+        banamex
+        band
+        bandai.fukushima.jp
+        bando.ibaraki.jp
+        bank
+        bank.in
+        bar
+        bar.ec
+        bar.pro
+        barcelona
+        barclaycard
+        barclays
+        bardu.no
+        barefoot
+        bargains
+        bari.it
+        baria-vungtau.vn
+        barletta-trani-andria.it
+        barlettatraniandria.it
+        barrel-of-knowledge.info
+        barrell-of-knowledge.info
+        barsy.bg
+        barsy.ca
+        barsy.club
+        barsy.co.uk
+        barsy.de
+        barsy.dev
+        barsy.eu
+        barsy.gr
+        barsy.in
+        barsy.info
+        barsy.io
+        barsy.me
+        barsy.menu
+        barsy.mobi
+        barsy.net
+        barsy.online
+        barsy.org
+        barsy.pro
+        barsy.pub
+        barsy.ro
+        barsy.rs
+        barsy.shop
+        barsy.site
+        barsy.store
+        barsy.support
+        barsy.uk
+        barsycenter.com
+        barsyonline.co.uk
+        barsyonline.com
+        barsyonline.menu
+        barsyonline.shop
+        barueri.br
+        barum.no
+        bas.it
+        base.ec
+        base.shop
+        base44-sandbox.com
+        base44.app
+        baseball
+        bashkiria.ru
+        bashkiria.su
+        basicserver.io
+        basilicata.it
+        basketball
+        bato.tochigi.jp
+        batsfjord.no
+        bauhaus
+        bayern
+        bb
+        bbc
+        bbs.tr
+        bbt
+        bbva
+        bc.ca
+        bcg
+        bcn
+        bd
+        bd.se
+        be
+        be.eu.org
+        beagleboard.io
+        bearalvahki.no
+        bearblog.dev
+        beardu.no
+        beats
+        beauty
+        bedzin.pl
+        beep.pl
+        beer
+        beiarn.no
+        bel.tr
+        belem.br
+        belgiumcentral-01.azurewebsites.net
+        bellevue.wa.us
+        belluno.it
+        benevento.it
+        bentre.vn
+        beppu.oita.jp
+        berg.no
+        bergamo.it
+        bergen.no
+        berlevag.no
+        berlin
+        beskidy.pl
+        best
+        bestbuy
+        bet
+        bet.ar
+        bet.br
+        beta.wmcloud.org
+        better-than.tv
+        bf
+        bg
+        bg.eu.org
+        bg.it
+        bh
+        bharti
+        bhz.br
+        bi
+        bi.it
+        bialowieza.pl
+        bialystok.pl
+        bib.br
+        bib.ve
+        bibai.hokkaido.jp
+        bible
+        bid
+        biei.hokkaido.jp
+        bielawa.pl
+        biella.it
+        bielsko.pl
+        bieszczady.pl
+        bievat.no
+        bifuka.hokkaido.jp
+        bihar.in
+        bihoro.hokkaido.jp
+        bike
+        bindal.no
+        bing
+        bingo
+        binhdinh.vn
+        binhduong.vn
+        binhphuoc.vn
+        binhthuan.vn
+        bio
+        bio.br
+        bir.ru
+        biratori.hokkaido.jp
+        birkenes.no
+        bitbucket.io
+        bitter.jp
+        biz
+        biz.az
+        biz.bb
+        biz.cy
+        biz.dk
+        biz.et
+        biz.fj
+        biz.gh
+        biz.id
+        biz.in
+        biz.ki
+        biz.ls
+        biz.mv
+        biz.mw
+        biz.my
+        biz.ng
+        biz.ni
+        biz.nr
+        biz.pk
+        biz.pl
+        biz.pr
+        biz.ss
+        biz.tj
+        biz.tr
+        biz.tt
+        biz.ua
+        biz.vn
+        biz.wf
+        biz.zm
+        bizen.okayama.jp
+        bj
+        bj.cn
+        bjerkreim.no
+        bjugn.no
+        bl.it
+        black
+        blackbaudcdn.net
+        blackfriday
+        blob.core.usgovcloudapi.net
+        blob.core.windows.net
+        blockbuster
+        blog
+        blog.bo
+        blog.br
+        blogdns.com
+        blogdns.net
+        blogdns.org
+        blogsite.org
+        blogspot.com
+        blogsyte.com
+        bloomberg
+        blue
+        bluebite.io
+        blush.jp
+        bm
+        bmd.br
+        bmoattachments.org
+        bms
+        bmw
+        bn
+        bn.it
+        bnpparibas
+        bnr.la
+        bo
+        bo.it
+        bo.nordland.no
+        bo.telemark.no
+        boats
+        boavista.br
+        bodo.no
+        boehringer
+        bofa
+        bokn.no
+        boldlygoingnowhere.org
+        boleslawiec.pl
+        bolivia.bo
+        bologna.it
+        bolt.host
+        bolt.hu
+        bolzano-altoadige.it
+        bolzano.it
+        bom
+        bomlo.no
+        bona.jp
+        bond
+        boo
+        boo.jp
+        book
+        book.online
+        booking
+        boomla.net
+        bosch
+        bostik
+        boston
+        bot
+        botda.sh
+        botdash.app
+        botdash.dev
+        botdash.gg
+        botdash.net
+        botdash.xyz
+        bounceme.net
+        boutique
+        boutir.com
+        box
+        box.ca
+        boxfuse.io
+        boy.jp
+        boyfriend.jp
+        bozen-sudtirol.it
+        bozen-suedtirol.it
+        bozen.it
+        bplaced.com
+        bplaced.de
+        bplaced.net
+        br
+        br.com
+        br.it
+        bradesco
+        brand.se
+        brasilia.me
+        brave.app
+        brave.dev
+        brave.io
+        brazilsouth-01.azurewebsites.net
+        brazilsoutheast-01.azurewebsites.net
+        bremanger.no
+        bremerton.wa.us
+        brescia.it
+        bridgestone
+        brindisi.it
+        broadway
+        broke-it.net
+        broker
+        broker.aero
+        bronnoy.no
+        bronnoysund.no
+        brother
+        browsersafetymark.io
+        brumunddal.no
+        brussels
+        bryansk.su
+        bryne.no
+        bs
+        bs.it
+        bsb.br
+        bss.design
+        bt
+        bt.it
+        bu.no
+        bubbleapps.io
+        budejju.no
+        build
+        builders
+        builtwithdark.com
+        bukhara.su
+        bulsan-sudtirol.it
+        bulsan-suedtirol.it
+        bulsan.it
+        bumbleshrimp.com
+        bungoono.oita.jp
+        bungotakada.oita.jp
+        bunkyo.tokyo.jp
+        busan.kr
+        business
+        business.in
+        but.jp
+        buy
+        buyshop.jp
+        buyshouses.net
+        buzen.fukuoka.jp
+        buzz
+        bv
+        bw
+        by
+        bydgoszcz.pl
+        byen.site
+        bygland.no
+        bykle.no
+        bytom.pl
+        bz
+        bz.it
+        bzh
+        c.bg
+        c.cdn77.org
+        c.se
+        c01.kr
+        c66.me
+        ca
+        ca-central-1.elasticbeanstalk.com
+        ca-west-1.elasticbeanstalk.com
+        ca.eu.org
+        ca.in
+        ca.it
+        ca.reclaim.cloud
+        ca.us
+        caa.aero
+        cab
+        cable-modem.org
+        cafe
+        caffeine.site
+        caffeine.xyz
+        cafjs.com
+        cagliari.it
+        cahcesuolo.no
+        cal
+        cal.it
+        calabria.it
+        calculators.cx
+        call
+        caltanissetta.it
+        calvinklein
+        cam
+        cam.it
+        camau.vn
+        camdvr.org
+        camera
+        camp
+        campaign.gov.uk
+        campania.it
+        campidano-medio.it
+        campidanomedio.it
+        campinagrande.br
+        campinas.br
+        campobasso.it
+        can.re
+        canadacentral-01.azurewebsites.net
+        canadaeast-01.azurewebsites.net
+        candypop.jp
+        canon
+        cantho.vn
+        canva-apps.cn
+        canva-apps.com
+        canva-code.cn
+        canva-hosted-embed.com
+        canva.link
+        canva.run
+        canvacode.com
+        caobang.vn
+        capetown
+        capital
+        capitalone
+        capoo.jp
+        car
+        caracal.mythic-beasts.com
+        caravan
+        carbonia-iglesias.it
+        carboniaiglesias.it
+        cards
+        care
+        career
+        careers
+        cargo.aero
+        carrara-massa.it
+        carraramassa.it
+        carrd.co
+        cars
+        casa
+        casacam.net
+        case
+        caserta.it
+        cash
+        casino
+        casino.hu
+        cat
+        catania.it
+        catanzaro.it
+        catering
+        catering.aero
+        catfood.jp
+        catholic
+        catholic.edu.au
+        caxias.br
+        cb.it
+        cba
+        cbg.ru
+        cbn
+        cbre
+        cc
+        cc.ak.us
+        cc.al.us
+        cc.ar.us
+        cc.as.us
+        cc.az.us
+        cc.ca.us
+        cc.cd
+        cc.co.us
+        cc.ct.us
+        cc.dc.us
+        cc.de.us
+        cc.fl.us
+        cc.ga.us
+        cc.gu.us
+        cc.hi.us
+        cc.ia.us
+        cc.id.us
+        cc.il.us
+        cc.in.us
+        cc.ks.us
+        cc.ky.us
+        cc.la.us
+        cc.ma.us
+        cc.md.us
+        cc.me.us
+        cc.mi.us
+        cc.mn.us
+        cc.mo.us
+        cc.ms.us
+        cc.mt.us
+        cc.nc.us
+        cc.ne.us
+        cc.nh.us
+        cc.nj.us
+        cc.nm.us
+        cc.nv.us
+        cc.ny.us
+        cc.oh.us
+        cc.ok.us
+        cc.or.us
+        cc.pa.us
+        cc.pr.us
+        cc.ri.us
+        cc.sc.us
+        cc.sd.us
+        cc.tn.us
+        cc.tx.us
+        cc.ua
+        cc.ut.us
+        cc.va.us
+        cc.vi.us
+        cc.vt.us
+        cc.wa.us
+        cc.wi.us
+        cc.wv.us
+        cc.wy.us
+        cci.fr
+        ccwu.cc
+        cd
+        cd.eu.org
+        cdn-edges.net
+        cdn.bubble.io
+        cdn.cloudflare.net
+        cdn.cloudflareanycast.net
+        cdn.cloudflarecn.net
+        cdn.cloudflareglobal.net
+        cdn.prod.atlassian-dev.net
+        cdn77-ssl.net
+        cdn77-storage.com
+        ce.gov.br
+        ce.it
+        ce.leg.br
+        cechire.com
+        center
+        centralia.wa.us
+        centralindia-01.azurewebsites.net
+        centralus-01.azurewebsites.net
+        centralus.azurestaticapps.net
+        centraluseuap-01.azurewebsites.net
+        ceo
+        cern
+        certification.aero
+        cesena-forli.it
+        cesenaforli.it
+        cf
+        cf-ipfs.com
+        cfa
+        cfd
+        cfolks.pl
+        cg
+        ch
+        ch.eu.org
+        ch.it
+        ch.trendhosting.cloud
+        chambagri.fr
+        championship.aero
+        chanel
+        channel
+        channelsdvr.net
+        charity
+        charter.aero
+        chase
+        chat
+        chatgpt.site
+        cheap
+        cheap.jp
+        chef.ec
+        chehalis.wa.us
+        cherkassy.ua
+        cherkasy.ua
+        chernigov.ua
+        chernihiv.ua
+        chernivtsi.ua
+        chernovtsy.ua
+        chiba.jp
+        chicappa.jp
+        chichibu.saitama.jp
+        chieti.it
+        chigasaki.kanagawa.jp
+        chihayaakasaka.osaka.jp
+        chijiwa.nagasaki.jp
+        chikugo.fukuoka.jp
+        chikuho.fukuoka.jp
+        chikuhoku.nagano.jp
+        chikujo.fukuoka.jp
+        chikuma.nagano.jp
+        chikusei.ibaraki.jp
+        chikushino.fukuoka.jp
+        chikuzen.fukuoka.jp
+        chilecentral-01.azurewebsites.net
+        chillout.jp
+        chimkent.su
+        chino.nagano.jp
+        chintai
+        chippubetsu.hokkaido.jp
+        chips.jp
+        chirurgiens-dentistes-en-france.fr
+        chirurgiens-dentistes.fr
+        chiryu.aichi.jp
+        chita.aichi.jp
+        chitose.hokkaido.jp
+        chiyoda.gunma.jp
+        chiyoda.tokyo.jp
+        chizu.tottori.jp
+        chofu.tokyo.jp
+        chonan.chiba.jp
+        chosei.chiba.jp
+        choshi.chiba.jp
+        chowder.jp
+        choyo.kumamoto.jp
+        christmas
+        chrome
+        chtr.k12.ma.us
+        chu.jp
+        chungbuk.kr
+        chungnam.kr
+        chuo.chiba.jp
+        chuo.fukuoka.jp
+        chuo.osaka.jp
+        chuo.tokyo.jp
+        chuo.yamanashi.jp
+        church
+        ci
+        ci.it
+        ciao.jp
+        ciencia.bo
+        cieszyn.pl
+        cim.br
+        cipriani
+        circle
+        cisco
+        ciscofreak.com
+        cistron.nl
+        citadel
+        citi
+        citic
+        city
+        city.hu
+        civilaviation.aero
+        ck.ua
+        cl
+        cl.it
+        claims
+        clan.rip
+        claude.app
+        claudeusercontent.com
+        cleaning
+        clerk.app
+        clerkstage.app
+        cleverapps.cc
+        cleverapps.io
+        cleverapps.tech
+        click
+        clickrising.net
+        client.scrypted.io
+        clinic
+        clinique
+        clothing
+        cloud
+        cloud-ip.biz
+        cloud-ip.cc
+        cloud.fedoraproject.org
+        cloud.goog
+        cloud.interhostsolutions.be
+        cloud.nospamproxy.com
+        cloud.run
+        cloud66.ws
+        cloudaccess.host
+        cloudaccess.net
+        cloudapp.net
+        cloudbeesusercontent.io
+        cloudflare-ipfs.com
+        cloudflare.app
+        cloudflare.net
+        cloudfront.net
+        cloudfunctions.net
+        cloudjiffy.net
+        cloudns.asia
+        cloudns.be
+        cloudns.biz
+        cloudns.cc
+        cloudns.ch
+        cloudns.cl
+        cloudns.club
+        cloudns.cx
+        cloudns.eu
+        cloudns.in
+        cloudns.info
+        cloudns.nz
+        cloudns.org
+        cloudns.ph
+        cloudns.pro
+        cloudns.pw
+        cloudns.us
+        cloudsite.builders
+        cloudycluster.net
+        club
+        club.aero
+        club.tw
+        clubmed
+        cm
+        cn
+        cn-north-1.eb.amazonaws.com.cn
+        cn-northwest-1.eb.amazonaws.com.cn
+        cn.com
+        cn.eu.org
+        cn.in
+        cn.it
+        cn.ua
+        cng.br
+        cnpy.gdn
+        cnt.br
+        co
+        co.ae
+        co.ag
+        co.am
+        co.ao
+        co.at
+        co.az
+        co.bb
+        co.bd
+        co.bi
+        co.biz.ng
+        co.bj
+        co.bn
+        co.business
+        co.bw
+        co.bz
+        co.ca
+        co.ci
+        co.cl
+        co.cm
+        co.com
+        co.cr
+        co.cz
+        co.de
+        co.dk
+        co.dm
+        co.education
+        co.events
+        co.financial
+        co.gg
+        co.gl
+        co.gy
+        co.hu
+        co.id
+        co.il
+        co.im
+        co.in
+        co.io
+        co.ir
+        co.it
+        co.je
+        co.jp
+        co.ke
+        co.kr
+        co.krd
+        co.lc
+        co.ls
+        co.ma
+        co.me
+        co.mg
+        co.mu
+        co.mw
+        co.mz
+        co.na
+        co.network
+        co.ni
+        co.nl
+        co.no
+        co.nz
+        co.om
+        co.pl
+        co.place
+        co.pn
+        co.ro
+        co.rs
+        co.rw
+        co.scot
+        co.site
+        co.ss
+        co.st
+        co.sz
+        co.technology
+        co.th
+        co.tj
+        co.tm
+        co.tt
+        co.tz
+        co.ua
+        co.ug
+        co.uk
+        co.us
+        co.uz
+        co.ve
+        co.vi
+        co.za
+        co.zm
+        co.zw
+        coach
+        cockpit.fr-par.scw.cloud
+        cockpit.nl-ams.scw.cloud
+        cockpit.pl-waw.scw.cloud
+        cocotte.jp
+        codeberg.page
+        codepen.app
+        codepen.dev
+        codes
+        codespot.com
+        coffee
+        cog.mi.us
+        col.ng
+        college
+        collegefan.org
+        cologne
+        com
+        com.ac
+        com.af
+        com.ag
+        com.ai
+        com.al
+        com.am
+        com.ar
+        com.au
+        com.aw
+        com.az
+        com.ba
+        com.bb
+        com.bd
+        com.bh
+        com.bi
+        com.bj
+        com.bm
+        com.bn
+        com.bo
+        com.br
+        com.bs
+        com.bt
+        com.by
+        com.bz
+        com.ci
+        com.cm
+        com.cn
+        com.co
+        com.cu
+        com.cv
+        com.cw
+        com.cy
+        com.de
+        com.dm
+        com.do
+        com.dz
+        com.ec
+        com.ee
+        com.eg
+        com.es
+        com.et
+        com.fj
+        com.fm
+        com.fr
+        com.ge
+        com.gh
+        com.gi
+        com.gl
+        com.gn
+        com.gp
+        com.gr
+        com.gt
+        com.gu
+        com.gy
+        com.hk
+        com.hn
+        com.hr
+        com.ht
+        com.im
+        com.in
+        com.io
+        com.iq
+        com.jo
+        com.kg
+        com.kh
+        com.ki
+        com.km
+        com.kp
+        com.kw
+        com.ky
+        com.kz
+        com.la
+        com.lb
+        com.lc
+        com.lk
+        com.lr
+        com.lv
+        com.ly
+        com.mg
+        com.mk
+        com.ml
+        com.mo
+        com.ms
+        com.mt
+        com.mu
+        com.mv
+        com.mw
+        com.mx
+        com.my
+        com.na
+        com.nf
+        com.ng
+        com.ni
+        com.nr
+        com.om
+        com.pa
+        com.pe
+        com.pf
+        com.ph
+        com.pk
+        com.pl
+        com.pr
+        com.ps
+        com.pt
+        com.py
+        com.qa
+        com.re
+        com.ro
+        com.ru
+        com.sa
+        com.sb
+        com.sc
+        com.sd
+        com.se
+        com.sg
+        com.sh
+        com.sl
+        com.sn
+        com.so
+        com.ss
+        com.st
+        com.sv
+        com.sy
+        com.tj
+        com.tm
+        com.tn
+        com.to
+        com.tr
+        com.tt
+        com.tw
+        com.ua
+        com.ug
+        com.uy
+        com.uz
+        com.vc
+        com.ve
+        com.vi
+        com.vn
+        com.vu
+        com.ws
+        com.ye
+        com.zm
+        commbank
+        commune.am
+        community
+        community-pro.de
+        community-pro.net
+        como.it
+        company
+        compare
+        computer
+        comsec
+        condos
+        conf.au
+        conf.lv
+        conference.aero
+        conn.uk
+        consent-portal.bedrock-agentcore.ap-northeast-1.amazonaws.com
+        consent-portal.bedrock-agentcore.ap-northeast-2.amazonaws.com
+        consent-portal.bedrock-agentcore.ap-south-1.amazonaws.com
+        consent-portal.bedrock-agentcore.ap-south-2.amazonaws.com
+        consent-portal.bedrock-agentcore.ap-southeast-1.amazonaws.com
+        consent-portal.bedrock-agentcore.ap-southeast-2.amazonaws.com
+        consent-portal.bedrock-agentcore.ap-southeast-5.amazonaws.com
+        consent-portal.bedrock-agentcore.ap-southeast-7.amazonaws.com
+        consent-portal.bedrock-agentcore.ca-central-1.amazonaws.com
+        consent-portal.bedrock-agentcore.eu-central-1.amazonaws.com
+        consent-portal.bedrock-agentcore.eu-north-1.amazonaws.com
+        consent-portal.bedrock-agentcore.eu-south-1.amazonaws.com
+        consent-portal.bedrock-agentcore.eu-south-2.amazonaws.com
+        consent-portal.bedrock-agentcore.eu-west-1.amazonaws.com
+        consent-portal.bedrock-agentcore.eu-west-2.amazonaws.com
+        consent-portal.bedrock-agentcore.eu-west-3.amazonaws.com
+        consent-portal.bedrock-agentcore.sa-east-1.amazonaws.com
+        consent-portal.bedrock-agentcore.us-east-1.amazonaws.com
+        consent-portal.bedrock-agentcore.us-east-2.amazonaws.com
+        consent-portal.bedrock-agentcore.us-gov-west-1.amazonaws.com
+        consent-portal.bedrock-agentcore.us-west-1.amazonaws.com
+        consent-portal.bedrock-agentcore.us-west-2.amazonaws.com
+        construction
+        consulado.st
+        consultant.aero
+        consulting
+        consulting.aero
+        cont.ec
+        contact
+        contagem.br
+        contractors
+        control.aero
+        convex.app
+        convex.cloud
+        convex.site
+        cooking
+        cool
+        coolblog.jp
+        coop
+        coop.ar
+        coop.br
+        coop.ht
+        coop.in
+        coop.km
+        coop.mv
+        coop.mw
+        coop.py
+        coop.rw
+        cooperativa.bo
+        copro.uk
+        corespeed.app
+        corsica
+        cosenza.it
+        couchpotatofries.org
+        council.aero
+        country
+        coupon
+        coupons
+        courses
+        coz.br
+        cpa
+        cpa.ec
+        cpa.pro
+        cpanel.site
+        cprapid.com
+        cpserver.com
+        cq.cn
+        cr
+        cr.it
+        cr.ua
+        craft.me
+        cranky.jp
+        crap.jp
+        crd.co
+        credit
+        creditcard
+        creditunion
+        cremona.it
+        crew.aero
+        cri.br
+        cri.nz
+        cricket
+        crimea.ua
+        crotone.it
+        crown
+        crs
+        cruise
+        cruises
+        cs.in
+        cs.it
+        cs.keliweb.cloud
+        csb.app
+        csx.cc
+        ct.it
+        ct.us
+        ctfcloud.net
+        cu
+        cue.ec
+        cuiaba.br
+        cuisinella
+        cuneo.it
+        curitiba.br
+        cust.cloudscale.ch
+        cust.dev.thingdust.io
+        cust.disrec.thingdust.io
+        cust.prod.thingdust.io
+        cust.retrosnub.co.uk
+        cust.testing.thingdust.io
+        custom.metacentrum.cz
+        customer.mythic-beasts.com
+        customer.speedpartner.de
+        cutegirl.jp
+        cv
+        cv.ua
+        cw
+        cx
+        cx.ua
+        cy
+        cy.eu.org
+        cyb.ge
+        cymru
+        cyon.link
+        cyon.site
+        cyou
+        cz
+        cz.eu.org
+        cz.it
+        czeladz.pl
+        czest.pl
+        d.bg
+        d.gv.vc
+        d.se
+        d6.ply.gg
+        daa.jp
+        dad
+        daegu.kr
+        daejeon.kr
+        daemon.asia
+        daemon.panel.gg
+        dagestan.ru
+        dagestan.su
+        daigo.ibaraki.jp
+        daisen.akita.jp
+        daito.osaka.jp
+        daiwa.hiroshima.jp
+        daklak.vn
+        daknong.vn
+        damnserver.com
+        danang.vn
+        dance
+        darklang.io
+        data
+        date
+        date.fukushima.jp
+        date.hokkaido.jp
+        dating
+        datsun
+        dattolocal.com
+        dattolocal.net
+        dattorelay.com
+        dattoweb.com
+        davvenjarga.no
+        davvesiida.no
+        day
+        daynight.jp
+        dazaifu.fukuoka.jp
+        dc.us
+        dclk
+        ddl.fr-par.scw.cloud
+        ddl.nl-ams.scw.cloud
+        ddl.pl-waw.scw.cloud
+        ddns-ip.net
+        ddns.berlin
+        ddns.me
+        ddns.net
+        ddns.wtf
+        ddnsfree.com
+        ddnsgeek.com
+        ddnsguru.com
+        ddnsking.com
+        ddnss.de
+        ddnss.org
+        ddnssec.de
+        dds
+        de
+        de.com
+        de.cool
+        de.eu.org
+        de.object.ncloudstorage.com
+        de.trendhosting.cloud
+        de.us
+        de5.net
+        deal
+        dealer
+        deals
+        deatnu.no
+        debian.net
+        deca.jp
+        deci.jp
+        dedibox.fr
+        dedyn.io
+        def.br
+        definima.io
+        definima.net
+        degree
+        delhi.in
+        delivery
+        dell
+        dell-ogliastra.it
+        dellogliastra.it
+        deloitte
+        delta
+        demo.datadetect.com
+        demo.jelastic.com
+        democracia.bo
+        democrat
+        demon.nl
+        denmarkeast-01.azurewebsites.net
+        deno-staging.dev
+        deno.dev
+        deno.net
+        dent.ec
+        dental
+        dentist
+        dep.no
+        deployagent.com
+        deployagent.space
+        deporte.bo
+        des.br
+        desa.id
+        desi
+        design
+        design.aero
+        det.br
+        deus-canvas.com
+        deuxfleurs.eu
+        deuxfleurs.page
+        dev
+        dev.br
+        dev.cv
+        dev.project-study.com
+        development.run
+        devices.resinstaging.io
+        df.gov.br
+        df.leg.br
+        dfirma.pl
+        dgca.aero
+        dgn.ec
+        dhl
+        diadem.cloud
+        diamonds
+        dielddanuorri.no
+        dienbien.vn
+        diet
+        digick.jp
+        digital
+        direct
+        direct.quickconnect.cn
+        direct.quickconnect.to
+        directory
+        directwp.eu
+        disco.ec
+        discordsays.com
+        discordsez.com
+        discount
+        discourse.diy
+        discourse.group
+        discourse.team
+        discover
+        dish
+        diskstation.me
+        diskussionsbereich.de
+        ditchyourip.com
+        divtasvuodna.no
+        divttasvuotna.no
+        dix.asia
+        diy
+        dj
+        dk
+        dk.eu.org
+        dkonto.pl
+        dl.biz.ng
+        dlugoleka.pl
+        dm
+        dn.ua
+        dnepropetrovsk.ua
+        dni.us
+        dnipropetrovsk.ua
+        dnp
+        dns-cloud.net
+        dns-dynamic.net
+        dnsabr.com
+        dnsalias.com
+        dnsalias.net
+        dnsalias.org
+        dnsdojo.com
+        dnsdojo.net
+        dnsdojo.org
+        dnsfor.me
+        dnshome.at
+        dnshome.cloud
+        dnshome.de
+        dnshome.eu
+        dnshome.it
+        dnsiskinky.com
+        dnsking.ch
+        dnsup.net
+        dnsupdate.info
+        dnsupdater.de
+        do
+        doc.ec
+        docs
+        doctor
+        does-it.net
+        doesntexist.com
+        doesntexist.org
+        dog
+        dojin.com
+        domains
+        donetsk.ua
+        dongnai.vn
+        dongthap.vn
+        donna.no
+        dontexist.com
+        dontexist.net
+        dontexist.org
+        doomdns.com
+        doomdns.org
+        dopaas.com
+        doshi.yamanashi.jp
+        dot
+        dovre.no
+        download
+        dp.ua
+        dpdns.org
+        dr.in
+        dr.tr
+        drammen.no
+        drangedal.no
+        drayddns.com
+        dreamhosters.com
+        drive
+        drive-platform.com
+        drive-platform.io
+        drobak.no
+        drr.ac
+        dscloud.biz
+        dscloud.me
+        dscloud.mobi
+        dsmynas.com
+        dsmynas.net
+        dsmynas.org
+        dst.mi.us
+        dtv
+        dtwh.fr-par.scw.cloud
+        dtwh.nl-ams.scw.cloud
+        dtwh.pl-waw.scw.cloud
+        dubai
+        duckdns.org
+        dupont
+        durban
+        durumis.com
+        dvag
+        dvr
+        dvrcam.info
+        dvrdns.org
+        dy.fi
+        dyn-berlin.de
+        dyn-ip24.de
+        dyn-o-saur.com
+        dyn.addr.tools
+        dyn.cosidns.de
+        dyn.ddnss.de
+        dyn.home-webserver.de
+        dyn.now
+        dynalias.com
+        dynalias.net
+        dynalias.org
+        dynamic-dns.info
+        dynamisches-dns.de
+        dynathome.net
+        dyndns-at-home.com
+        dyndns-at-work.com
+        dyndns-blog.com
+        dyndns-free.com
+        dyndns-home.com
+        dyndns-ip.com
+        dyndns-mail.com
+        dyndns-office.com
+        dyndns-pics.com
+        dyndns-remote.com
+        dyndns-server.com
+        dyndns-web.com
+        dyndns-wiki.com
+        dyndns-work.com
+        dyndns.biz
+        dyndns.dappnode.io
+        dyndns.ddnss.de
+        dyndns.info
+        dyndns.org
+        dyndns.tv
+        dyndns.ws
+        dyndns1.de
+        dyndnssec.de
+        dynns.com
+        dynserv.org
+        dynu.net
+        dynuddns.com
+        dynuddns.net
+        dynuhosting.com
+        dynv6.net
+        dyroy.no
+        dz
+        e.bg
+        e.id
+        e.se
+        e12.ve
+        e164.arpa
+        e2b.app
+        e4.cz
+        earth
+        east-kazakhstan.su
+        eastasia-01.azurewebsites.net
+        eastasia.azurestaticapps.net
+        eastasiastage-01.azurewebsites.net
+        eastus-01.azurewebsites.net
+        eastus2-01.azurewebsites.net
+        eastus2.azurestaticapps.net
+        eastus2euap-01.azurewebsites.net
+        eastus3-01.azurewebsites.net
+        easypanel.app
+        easypanel.host
+        eat
+        eating-organic.net
+        eaton.mi.us
+        ebetsu.hokkaido.jp
+        ebina.kanagawa.jp
+        ebino.miyazaki.jp
+        ebiz.tw
+        ec
+        ec.cc
+        echizen.fukui.jp
+        ecn.br
+        eco
+        eco.bj
+        eco.br
+        ecologia.bo
+        ecommerce-shop.pl
+        econo.bj
+        economia.bo
+        ed.ao
+        ed.ci
+        ed.cr
+        ed.jp
+        edeka
+        edgecompute.app
+        edgekey-staging.net
+        edgekey.net
+        edgestack.me
+        edgesuite-staging.net
+        edgesuite.net
+        editorx.io
+        edogawa.tokyo.jp
+        edu
+        edu.ac
+        edu.af
+        edu.al
+        edu.ao
+        edu.ar
+        edu.au
+        edu.az
+        edu.ba
+        edu.bb
+        edu.bd
+        edu.bh
+        edu.bi
+        edu.bj
+        edu.bm
+        edu.bn
+        edu.bo
+        edu.br
+        edu.bs
+        edu.bt
+        edu.bz
+        edu.ci
+        edu.cn
+        edu.co
+        edu.cu
+        edu.cv
+        edu.cw
+        edu.dm
+        edu.do
+        edu.dz
+        edu.ec
+        edu.ee
+        edu.eg
+        edu.es
+        edu.et
+        edu.eu.org
+        edu.fj
+        edu.fm
+        edu.gd
+        edu.ge
+        edu.gh
+        edu.gi
+        edu.gl
+        edu.gn
+        edu.gp
+        edu.gr
+        edu.gt
+        edu.gu
+        edu.gy
+        edu.hk
+        edu.hn
+        edu.ht
+        edu.in
+        edu.io
+        edu.iq
+        edu.it
+        edu.jo
+        edu.kg
+        edu.kh
+        edu.ki
+        edu.km
+        edu.kn
+        edu.kp
+        edu.krd
+        edu.kw
+        edu.ky
+        edu.kz
+        edu.la
+        edu.lb
+        edu.lc
+        edu.lk
+        edu.lr
+        edu.ls
+        edu.lv
+        edu.ly
+        edu.me
+        edu.mg
+        edu.mk
+        edu.ml
+        edu.mn
+        edu.mo
+        edu.ms
+        edu.mt
+        edu.mv
+        edu.mw
+        edu.mx
+        edu.my
+        edu.mz
+        edu.ng
+        edu.ni
+        edu.nr
+        edu.om
+        edu.pa
+        edu.pe
+        edu.pf
+        edu.ph
+        edu.pk
+        edu.pl
+        edu.pn
+        edu.pr
+        edu.ps
+        edu.pt
+        edu.py
+        edu.qa
+        edu.rs
+        edu.ru
+        edu.sa
+        edu.sb
+        edu.sc
+        edu.sd
+        edu.sg
+        edu.sl
+        edu.sn
+        edu.so
+        edu.ss
+        edu.st
+        edu.sv
+        edu.sy
+        edu.tj
+        edu.tm
+        edu.to
+        edu.tr
+        edu.tt
+        edu.tw
+        edu.ua
+        edu.ug
+        edu.uy
+        edu.vc
+        edu.ve
+        edu.vg
+        edu.vn
+        edu.vu
+        edu.ws
+        edu.ye
+        edu.za
+        edu.zm
+        education
+        educator.aero
+        edugit.io
+        ee
+        ee.eu.org
+        eek.jp
+        eero-stage.online
+        eero.online
+        eg
+        egersund.no
+        egoism.jp
+        ehime.jp
+        eid.no
+        eidfjord.no
+        eidsberg.no
+        eidskog.no
+        eidsvoll.no
+        eigersund.no
+        eiheiji.fukui.jp
+        ekloges.cy
+        elastic.k2.cloud
+        elasticbeanstalk.com
+        elblag.pl
+        elementor.cloud
+        elementor.cool
+        eliv-api.kr
+        eliv-cdn.kr
+        eliv-dns.kr
+        elk.pl
+        elverum.no
+        email
+        emb.kw
+        embaixada.st
+        embetsu.hokkaido.jp
+        emerck
+        emergency.aero
+        emergent.cloud
+        emergent.host
+        emilia-romagna.it
+        emiliaromagna.it
+        emp.br
+        emprende.ve
+        empresa.bo
+        emr.it
+        emrappui-prod.af-south-1.amazonaws.com
+        emrappui-prod.ap-east-1.amazonaws.com
+        emrappui-prod.ap-northeast-1.amazonaws.com
+        emrappui-prod.ap-northeast-2.amazonaws.com
+        emrappui-prod.ap-northeast-3.amazonaws.com
+        emrappui-prod.ap-south-1.amazonaws.com
+        emrappui-prod.ap-south-2.amazonaws.com
+        emrappui-prod.ap-southeast-1.amazonaws.com
+        emrappui-prod.ap-southeast-2.amazonaws.com
+        emrappui-prod.ap-southeast-3.amazonaws.com
+        emrappui-prod.ap-southeast-4.amazonaws.com
+        emrappui-prod.ca-central-1.amazonaws.com
+        emrappui-prod.ca-west-1.amazonaws.com
+        emrappui-prod.cn-north-1.amazonaws.com.cn
+        emrappui-prod.cn-northwest-1.amazonaws.com.cn
+        emrappui-prod.eu-central-1.amazonaws.com
+        emrappui-prod.eu-central-2.amazonaws.com
+        emrappui-prod.eu-north-1.amazonaws.com
+        emrappui-prod.eu-south-1.amazonaws.com
+        emrappui-prod.eu-south-2.amazonaws.com
+        emrappui-prod.eu-west-1.amazonaws.com
+        emrappui-prod.eu-west-2.amazonaws.com
+        emrappui-prod.eu-west-3.amazonaws.com
+        emrappui-prod.il-central-1.amazonaws.com
+        emrappui-prod.me-central-1.amazonaws.com
+        emrappui-prod.me-south-1.amazonaws.com
+        emrappui-prod.sa-east-1.amazonaws.com
+        emrappui-prod.us-east-1.amazonaws.com
+        emrappui-prod.us-east-2.amazonaws.com
+        emrappui-prod.us-gov-east-1.amazonaws.com
+        emrappui-prod.us-gov-west-1.amazonaws.com
+        emrappui-prod.us-west-1.amazonaws.com
+        emrappui-prod.us-west-2.amazonaws.com
+        emrnotebooks-prod.af-south-1.amazonaws.com
+        emrnotebooks-prod.ap-east-1.amazonaws.com
+        emrnotebooks-prod.ap-northeast-1.amazonaws.com
+        emrnotebooks-prod.ap-northeast-2.amazonaws.com
+        emrnotebooks-prod.ap-northeast-3.amazonaws.com
+        emrnotebooks-prod.ap-south-1.amazonaws.com
+        emrnotebooks-prod.ap-south-2.amazonaws.com
+        emrnotebooks-prod.ap-southeast-1.amazonaws.com
+        emrnotebooks-prod.ap-southeast-2.amazonaws.com
+        emrnotebooks-prod.ap-southeast-3.amazonaws.com
+        emrnotebooks-prod.ap-southeast-4.amazonaws.com
+        emrnotebooks-prod.ca-central-1.amazonaws.com
+        emrnotebooks-prod.ca-west-1.amazonaws.com
+        emrnotebooks-prod.cn-north-1.amazonaws.com.cn
+        emrnotebooks-prod.cn-northwest-1.amazonaws.com.cn
+        emrnotebooks-prod.eu-central-1.amazonaws.com
+        emrnotebooks-prod.eu-central-2.amazonaws.com
+        emrnotebooks-prod.eu-north-1.amazonaws.com
+        emrnotebooks-prod.eu-south-1.amazonaws.com
+        emrnotebooks-prod.eu-south-2.amazonaws.com
+        emrnotebooks-prod.eu-west-1.amazonaws.com
+        emrnotebooks-prod.eu-west-2.amazonaws.com
+        emrnotebooks-prod.eu-west-3.amazonaws.com
+        emrnotebooks-prod.il-central-1.amazonaws.com
+        emrnotebooks-prod.me-central-1.amazonaws.com
+        emrnotebooks-prod.me-south-1.amazonaws.com
+        emrnotebooks-prod.sa-east-1.amazonaws.com
+        emrnotebooks-prod.us-east-1.amazonaws.com
+        emrnotebooks-prod.us-east-2.amazonaws.com
+        emrnotebooks-prod.us-gov-east-1.amazonaws.com
+        emrnotebooks-prod.us-gov-west-1.amazonaws.com
+        emrnotebooks-prod.us-west-1.amazonaws.com
+        emrnotebooks-prod.us-west-2.amazonaws.com
+        emrstudio-prod.af-south-1.amazonaws.com
+        emrstudio-prod.ap-east-1.amazonaws.com
+        emrstudio-prod.ap-northeast-1.amazonaws.com
+        emrstudio-prod.ap-northeast-2.amazonaws.com
+        emrstudio-prod.ap-northeast-3.amazonaws.com
+        emrstudio-prod.ap-south-1.amazonaws.com
+        emrstudio-prod.ap-south-2.amazonaws.com
+        emrstudio-prod.ap-southeast-1.amazonaws.com
+        emrstudio-prod.ap-southeast-2.amazonaws.com
+        emrstudio-prod.ap-southeast-3.amazonaws.com
+        emrstudio-prod.ap-southeast-4.amazonaws.com
+        emrstudio-prod.ca-central-1.amazonaws.com
+        emrstudio-prod.ca-west-1.amazonaws.com
+        emrstudio-prod.cn-north-1.amazonaws.com.cn
+        emrstudio-prod.cn-northwest-1.amazonaws.com.cn
+        emrstudio-prod.eu-central-1.amazonaws.com
+        emrstudio-prod.eu-central-2.amazonaws.com
+        emrstudio-prod.eu-north-1.amazonaws.com
+        emrstudio-prod.eu-south-1.amazonaws.com
+        emrstudio-prod.eu-south-2.amazonaws.com
+        emrstudio-prod.eu-west-1.amazonaws.com
+        emrstudio-prod.eu-west-2.amazonaws.com
+        emrstudio-prod.eu-west-3.amazonaws.com
+        emrstudio-prod.il-central-1.amazonaws.com
+        emrstudio-prod.me-central-1.amazonaws.com
+        emrstudio-prod.me-south-1.amazonaws.com
+        emrstudio-prod.sa-east-1.amazonaws.com
+        emrstudio-prod.us-east-1.amazonaws.com
+        emrstudio-prod.us-east-2.amazonaws.com
+        emrstudio-prod.us-gov-east-1.amazonaws.com
+        emrstudio-prod.us-gov-west-1.amazonaws.com
+        emrstudio-prod.us-west-1.amazonaws.com
+        emrstudio-prod.us-west-2.amazonaws.com
+        en.it
+        ena.gifu.jp
+        encoreapi.com
+        encr.app
+        endofinternet.net
+        endofinternet.org
+        endoftheinternet.org
+        enebakk.no
+        energy
+        enf.br
+        eng.br
+        eng.ec
+        eng.jo
+        eng.pro
+        engerdal.no
+        engine.aero
+        engineer
+        engineer.aero
+        engineering
+        eniwa.hokkaido.jp
+        enna.it
+        ens.tn
+        enscaled.sg
+        ent.platform.sh
+        enterprisecloud.nu
+        enterprises
+        entertainment.aero
+        epson
+        equipment
+        equipment.aero
+        er.in
+        ericsson
+        erimo.hokkaido.jp
+        erni
+        erotica.hu
+        erotika.hu
+        erp.dev
+        es
+        es-1.axarnet.cloud
+        es.eu.org
+        es.gov.br
+        es.kr
+        es.leg.br
+        esan.hokkaido.jp
+        esashi.hokkaido.jp
+        esm.ec
+        esp.br
+        esq
+        est-a-la-maison.com
+        est-a-la-masion.com
+        est-le-patron.com
+        est-mon-blogueur.com
+        est.pr
+        estate
+        et
+        etajima.hiroshima.jp
+        etc.br
+        eti.br
+        etne.no
+        etnedal.no
+        eu
+        eu-1.evennode.com
+        eu-2.evennode.com
+        eu-3.evennode.com
+        eu-4.evennode.com
+        eu-central-1.elasticbeanstalk.com
+        eu-central-2.elasticbeanstalk.com
+        eu-north-1.elasticbeanstalk.com
+        eu-south-1.elasticbeanstalk.com
+        eu-south-2.elasticbeanstalk.com
+        eu-west-1.convex.cloud
+        eu-west-1.convex.site
+        eu-west-1.elasticbeanstalk.com
+        eu-west-2.elasticbeanstalk.com
+        eu-west-3.elasticbeanstalk.com
+        eu.cc
+        eu.com
+        eu.encoway.cloud
+        eu.int
+        eu.meteorapp.com
+        eu.ngrok.io
+        eu.org
+        eu.platform.sh
+        eu.pythonanywhere.com
+        eu1-plenit.com
+        eun.eg
+        eurodir.ru
+        eurovision
+        eus
+        evenassi.no
+        evenes.no
+        events
+        evje-og-hornnes.no
+        exchange
+        exchange.aero
+        exe.xyz
+        execute-api.af-south-1.amazonaws.com
+        execute-api.ap-east-1.amazonaws.com
+        execute-api.ap-northeast-1.amazonaws.com
+        execute-api.ap-northeast-2.amazonaws.com
+        execute-api.ap-northeast-3.amazonaws.com
+        execute-api.ap-south-1.amazonaws.com
+        execute-api.ap-south-2.amazonaws.com
+        execute-api.ap-southeast-1.amazonaws.com
+        execute-api.ap-southeast-2.amazonaws.com
+        execute-api.ap-southeast-3.amazonaws.com
+        execute-api.ap-southeast-4.amazonaws.com
+        execute-api.ap-southeast-5.amazonaws.com
+        execute-api.ca-central-1.amazonaws.com
+        execute-api.ca-west-1.amazonaws.com
+        execute-api.cn-north-1.amazonaws.com.cn
+        execute-api.cn-northwest-1.amazonaws.com.cn
+        execute-api.eu-central-1.amazonaws.com
+        execute-api.eu-central-2.amazonaws.com
+        execute-api.eu-north-1.amazonaws.com
+        execute-api.eu-south-1.amazonaws.com
+        execute-api.eu-south-2.amazonaws.com
+        execute-api.eu-west-1.amazonaws.com
+        execute-api.eu-west-2.amazonaws.com
+        execute-api.eu-west-3.amazonaws.com
+        execute-api.il-central-1.amazonaws.com
+        execute-api.me-central-1.amazonaws.com
+        execute-api.me-south-1.amazonaws.com
+        execute-api.sa-east-1.amazonaws.com
+        execute-api.us-east-1.amazonaws.com
+        execute-api.us-east-2.amazonaws.com
+        execute-api.us-gov-east-1.amazonaws.com
+        execute-api.us-gov-west-1.amazonaws.com
+        execute-api.us-west-1.amazonaws.com
+        execute-api.us-west-2.amazonaws.com
+        exnet.su
+        expert
+        experts-comptables.fr
+        expo.app
+        exposed
+        express
+        express.aero
+        extraspace
+        ezproxy.kuleuven.be
+        f.bg
+        f.se
+        f5.si
+        fage
+        fail
+        fairwinds
+        faith
+        fakefur.jp
+        fam.pk
+        family
+        familyds.com
+        familyds.net
+        familyds.org
+        fan
+        fans
+        fantasyleague.cc
+        far.br
+        farm
+        farmers
+        farsund.no
+        fashion
+        fashionstore.jp
+        fast
+        fastly-edge.com
+        fastly-terrarium.com
+        fastlylb.net
+        fastvps-server.com
+        fastvps.host
+        fastvps.site
+        fauske.no
+        fbx-os.fr
+        fbxos.fr
+        fc.it
+        fe.it
+        federation.aero
+        fedex
+        fedje.no
+        fedorainfracloud.org
+        fedorapeople.org
+        feedback
+        feedback.ac
+        feira.br
+        fem.jp
+        fentiger.mythic-beasts.com
+        fermo.it
+        ferrara.it
+        ferrari
+        ferrero
+        feste-ip.net
+        fet.no
+        fetsund.no
+        fg.it
+        fh-muenster.io
+        fh.se
+        fhs.no
+        fhsk.se
+        fhv.se
+        fi
+        fi.cloudplatform.fi
+        fi.cr
+        fi.eu.org
+        fi.it
+        fidelity
+        fido
+        fie.ee
+        figma-gov.site
+        figma.site
+        file.core.usgovcloudapi.net
+        file.core.windows.net
+        filegear-sg.me
+        filegear.me
+        film
+        film.hu
+        fin.ec
+        fin.in
+        fin.tn
+        final
+        finance
+        financial
+        finnoy.no
+        fire
+        firebaseapp.com
+        firenze.it
+        firestone
+        firewall-gateway.com
+        firewall-gateway.de
+        firewall-gateway.net
+        firewalledreplit.co
+        firm.dk
+        firm.ht
+        firm.in
+        firm.nf
+        firm.ng
+        firm.ro
+        firm.ve
+        firmdale
+        fish
+        fishing
+        fit
+        fitjar.no
+        fitness
+        fj
+        fj.cn
+        fjaler.no
+        fjell.no
+        fl.us
+        fla.no
+        flakstad.no
+        flatanger.no
+        fldrv.com
+        flekkefjord.no
+        flesberg.no
+        flickr
+        flier.jp
+        flight.aero
+        flights
+        flir
+        flog.br
+        flop.jp
+        floppy.jp
+        flora.no
+        florence.it
+        floripa.br
+        florist
+        floro.no
+        flowers
+        flt.cloud.muni.cz
+        flutterflow.app
+        fly
+        fly.dev
+        fm
+        fm.br
+        fm.it
+        fm.jo
+        fm.no
+        fnc.fr-par.scw.cloud
+        fnd.br
+        fo
+        foggia.it
+        folkebibl.no
+        folldal.no
+        foo
+        food
+        fool.jp
+        football
+        for-better.biz
+        for-more.biz
+        for-our.info
+        for-some.biz
+        for-the.biz
+        ford
+        forde.no
+        forex
+        forgeblocks.com
+        forgot.her.name
+        forgot.his.name
+        forks.wa.us
+        forli-cesena.it
+        forlicesena.it
+        forms.ac
+        forsale
+        forsand.no
+        fortal.br
+        forum
+        forum.hu
+        forumz.info
+        fosnes.no
+        fot.br
+        fot.ec
+        foundation
+        fox
+        foz.br
+        fr
+        fr-1.paas.massivegrid.net
+        fr-par-1.baremetal.scw.cloud
+        fr-par-2.baremetal.scw.cloud
+        fr.eu.org
+        fr.it
+        fra1-de.cloudjiffy.net
+        frame.claudeusercontent.com
+        framer.ai
+        framer.app
+        framer.media
+        framer.photos
+        framer.website
+        framer.wiki
+        framercanvas.com
+        frana.no
+        francecentral-01.azurewebsites.net
+        francesouth-01.azurewebsites.net
+        fredrikstad.no
+        free
+        freebox-os.com
+        freebox-os.fr
+        freeboxos.com
+        freeboxos.fr
+        freeddns.org
+        freeddns.us
+        freedesktop.org
+        freemyip.com
+        freesite.host
+        freetls.fastly.net
+        freight.aero
+        frenchkiss.jp
+        fresenius
+        friuli-v-giulia.it
+        friuli-ve-giulia.it
+        friuli-vegiulia.it
+        friuli-venezia-giulia.it
+        friuli-veneziagiulia.it
+        friuli-vgiulia.it
+        friuliv-giulia.it
+        friulive-giulia.it
+        friulivegiulia.it
+        friulivenezia-giulia.it
+        friuliveneziagiulia.it
+        friulivgiulia.it
+        frl
+        frogans
+        frogn.no
+        froland.no
+        from-ak.com
+        from-al.com
+        from-ar.com
+        from-az.net
+        from-ca.com
+        from-co.net
+        from-ct.com
+        from-dc.com
+        from-de.com
+        from-fl.com
+        from-ga.com
+        from-hi.com
+        from-ia.com
+        from-id.com
+        from-il.com
+        from-in.com
+        from-ks.com
+        from-ky.com
+        from-la.net
+        from-ma.com
+        from-md.com
+        from-me.org
+        from-mi.com
+        from-mn.com
+        from-mo.com
+        from-ms.com
+        from-mt.com
+        from-nc.com
+        from-nd.com
+        from-ne.com
+        from-nh.com
+        from-nj.com
+        from-nm.com
+        from-nv.com
+        from-ny.net
+        from-oh.com
+        from-ok.com
+        from-or.com
+        from-pa.com
+        from-pr.com
+        from-ri.com
+        from-sc.com
+        from-sd.com
+        from-tn.com
+        from-tx.com
+        from-ut.com
+        from-va.com
+        from-vt.com
+        from-wa.com
+        from-wi.com
+        from-wv.com
+        from-wy.com
+        from.hr
+        from.tv
+        frontend.encr.app
+        frontier
+        frosinone.it
+        frosta.no
+        froya.no
+        fspages.org
+        fst.br
+        ftpaccess.cc
+        ftr
+        fuchu.hiroshima.jp
+        fuchu.tokyo.jp
+        fuchu.toyama.jp
+        fudai.iwate.jp
+        fuefuki.yamanashi.jp
+        fuel.aero
+        fuettertdasnetz.de
+        fuji.shizuoka.jp
+        fujieda.shizuoka.jp
+        fujiidera.osaka.jp
+        fujikawa.shizuoka.jp
+        fujikawa.yamanashi.jp
+        fujikawaguchiko.yamanashi.jp
+        fujimi.nagano.jp
+        fujimi.saitama.jp
+        fujimino.saitama.jp
+        fujinomiya.shizuoka.jp
+        fujioka.gunma.jp
+        fujisato.akita.jp
+        fujisawa.iwate.jp
+        fujisawa.kanagawa.jp
+        fujishiro.ibaraki.jp
+        fujitsu
+        fujiyoshida.yamanashi.jp
+        fukagawa.hokkaido.jp
+        fukaya.saitama.jp
+        fukuchi.fukuoka.jp
+        fukuchiyama.kyoto.jp
+        fukudomi.saga.jp
+        fukui.fukui.jp
+        fukui.jp
+        fukumitsu.toyama.jp
+        fukuoka.jp
+        fukuroi.shizuoka.jp
+        fukusaki.hyogo.jp
+        fukushima.fukushima.jp
+        fukushima.hokkaido.jp
+        fukushima.jp
+        fukuyama.hiroshima.jp
+        fun
+        funabashi.chiba.jp
+        funagata.yamagata.jp
+        funahashi.toyama.jp
+        functions.fnc.fr-par.scw.cloud
+        fund
+        funnels.cx
+        fuoisku.no
+        fuossko.no
+        furano.hokkaido.jp
+        furniture
+        furubira.hokkaido.jp
+        furudono.fukushima.jp
+        furukawa.miyagi.jp
+        fusa.no
+        fuso.aichi.jp
+        fussa.tokyo.jp
+        futaba.fukushima.jp
+        futbol
+        futsu.nagasaki.jp
+        futtsu.chiba.jp
+        futurehosting.at
+        futuremailing.at
+        fvg.it
+        fyi
+        fylkesbibl.no
+        fyresdal.no
+        g.bg
+        g.se
+        g12.br
+        ga
+        ga.us
+        gadget.app
+        gadget.host
+        gaivuotna.no
+        gal
+        gal.ec
+        gallery
+        gallo
+        gallup
+        galsa.no
+        gamagori.aichi.jp
+        game
+        game-host.org
+        game-server.cc
+        game.tw
+        games
+        games.hu
+        gamo.shiga.jp
+        gamvik.no
+        gangaviika.no
+        gangwon.kr
+        gap
+        garden
+        gaular.no
+        gausdal.no
+        gay
+        gb
+        gb.net
+        gbiz
+        gc.ca
+        gcp.databricksapps.com
+        gd
+        gd.cn
+        gda.pl
+        gdansk.pl
+        gdn
+        gdynia.pl
+        ge
+        ge.it
+        gea
+        geek.nz
+        geekgalaxy.com
+        gehirn.ne.jp
+        geisei.kochi.jp
+        gen.in
+        gen.mi.us
+        gen.ng
+        gen.nz
+        gen.tr
+        genkai.saga.jp
+        genoa.it
+        genova.it
+        gent
+        gentapps.com
+        genting
+        gentlentapis.com
+        geo.br
+        george
+        georgia.su
+        germanynorth-01.azurewebsites.net
+        germanywestcentral-01.azurewebsites.net
+        getmyip.com
+        gets-it.net
+        gf
+        gg
+        ggee
+        ggf.br
+        ggff.net
+        gh
+        gh.srv.us
+        gi
+        gialai.vn
+        giehtavuoatna.no
+        gielda.no
+        gift
+        gifts
+        gifu.gifu.jp
+        gifu.jp
+        gig-harbor.wa.us
+        giize.com
+        gildeskal.no
+        ginan.gifu.jp
+        ginowan.okinawa.jp
+        ginoza.okinawa.jp
+        girlfriend.jp
+        girly.jp
+        giske.no
+        git-pages.rit.edu
+        git-repos.de
+        gitbook.io
+        github.app
+        github.io
+        githubpreview.dev
+        githubusercontent.com
+        gitlab.io
+        gitpage.si
+        gives
+        giving
+        gjemnes.no
+        gjerdrum.no
+        gjerstad.no
+        gjesdal.no
+        gjovik.no
+        gkp.pk
+        gl
+        gl.srv.us
+        glass
+        gle
+        gleeze.com
+        glideos.app
+        gliding.aero
+        gliwice.pl
+        global
+        global.prod.fastly.net
+        global.ssl.fastly.net
+        globo
+        glogow.pl
+        gloomy.jp
+        gloppen.no
+        glug.org.uk
+        gm
+        gmail
+        gmbh
+        gmina.pl
+        gmo
+        gmx
+        gn
+        gniezno.pl
+        go.biz.ng
+        go.ci
+        go.cr
+        go.dyndns.org
+        go.gov.br
+        go.id
+        go.it
+        go.jp
+        go.ke
+        go.kr
+        go.leg.br
+        go.th
+        go.tj
+        go.tz
+        go.ug
+        gob.ar
+        gob.bo
+        gob.cl
+        gob.cu
+        gob.do
+        gob.ec
+        gob.es
+        gob.gt
+        gob.hn
+        gob.mx
+        gob.ni
+        gob.pa
+        gob.pe
+        gob.pk
+        gob.sv
+        gob.ve
+        gobo.wakayama.jp
+        godaddy
+        godo.gifu.jp
+        gog.pk
+        goiania.br
+        goip.de
+        gojome.akita.jp
+        gok.pk
+        gokase.miyazaki.jp
+        gol.no
+        gold
+        goldpoint
+        golf
+        golffan.us
+        gonna.jp
+        gonohe.aomori.jp
+        goodyear
+        goog
+        google
+        googleapis.com
+        googlecode.com
+        gop
+        gop.pk
+        gorizia.it
+        gorlice.pl
+        gos.pk
+        gose.nara.jp
+        gosen.niigata.jp
+        goshiki.hyogo.jp
+        got
+        gotdns.ch
+        gotdns.com
+        gotdns.org
+        gotemba.shizuoka.jp
+        goto.nagasaki.jp
+        gotpantheon.com
+        gotsu.shimane.jp
+        goupile.fr
+        gouv.ci
+        gouv.fr
+        gouv.ht
+        gouv.km
+        gouv.ml
+        gouv.sn
+        gov
+        gov.ac
+        gov.ae
+        gov.af
+        gov.al
+        gov.ao
+        gov.ar
+        gov.as
+        gov.au
+        gov.az
+        gov.ba
+        gov.bb
+        gov.bd
+        gov.bf
+        gov.bh
+        gov.bm
+        gov.bn
+        gov.br
+        gov.bs
+        gov.bt
+        gov.bw
+        gov.by
+        gov.bz
+        gov.cd
+        gov.cl
+        gov.cm
+        gov.cn
+        gov.co
+        gov.cx
+        gov.cy
+        gov.cz
+        gov.dm
+        gov.do
+        gov.dz
+        gov.ec
+        gov.ee
+        gov.eg
+        gov.et
+        gov.fj
+        gov.gd
+        gov.ge
+        gov.gh
+        gov.gi
+        gov.gn
+        gov.gr
+        gov.gu
+        gov.gy
+        gov.hk
+        gov.ie
+        gov.il
+        gov.in
+        gov.io
+        gov.iq
+        gov.ir
+        gov.it
+        gov.jo
+        gov.kg
+        gov.kh
+        gov.ki
+        gov.km
+        gov.kn
+        gov.kp
+        gov.kw
+        gov.kz
+        gov.la
+        gov.lb
+        gov.lc
+        gov.lk
+        gov.lr
+        gov.ls
+        gov.lt
+        gov.lv
+        gov.ly
+        gov.ma
+        gov.me
+        gov.mg
+        gov.mk
+        gov.ml
+        gov.mn
+        gov.mo
+        gov.mr
+        gov.ms
+        gov.mu
+        gov.mv
+        gov.mw
+        gov.my
+        gov.mz
+        gov.na
+        gov.nc.tr
+        gov.ng
+        gov.nl
+        gov.nr
+        gov.om
+        gov.ph
+        gov.pk
+        gov.pl
+        gov.pn
+        gov.pr
+        gov.ps
+        gov.pt
+        gov.pw
+        gov.py
+        gov.qa
+        gov.rs
+        gov.ru
+        gov.rw
+        gov.sa
+        gov.sb
+        gov.sc
+        gov.scot
+        gov.sd
+        gov.sg
+        gov.sh
+        gov.sl
+        gov.so
+        gov.ss
+        gov.sx
+        gov.sy
+        gov.tj
+        gov.tl
+        gov.tm
+        gov.tn
+        gov.to
+        gov.tr
+        gov.tt
+        gov.tw
+        gov.ua
+        gov.ug
+        gov.uk
+        gov.vc
+        gov.ve
+        gov.vn
+        gov.ws
+        gov.ye
+        gov.za
+        gov.zm
+        gov.zw
+        government.aero
+        govt.nz
+        gp
+        gq
+        gr
+        gr.com
+        gr.eu.org
+        gr.it
+        gr.jp
+        grafana-dev.net
+        grainger
+        grajewo.pl
+        gran.no
+        grane.no
+        granvin.no
+        graphic.design
+        graphics
+        gratangen.no
+        gratis
+        grayjayleagues.com
+        greater.jp
+        grebedoc.dev
+        green
+        greta.fr
+        grimstad.no
+        gripe
+        griw.gov.pl
+        grocery
+        grok.me
+        groks-the.info
+        groks-this.info
+        grondar.za
+        grong.no
+        grosseto.it
+        groundhandling.aero
+        group
+        group.aero
+        grozny.ru
+        grozny.su
+        grp.lk
+        gru.br
+        grue.no
+        gs
+        gs.aa.no
+        gs.ah.no
+        gs.bu.no
+        gs.cn
+        gs.fm.no
+        gs.hl.no
+        gs.hm.no
+        gs.jan-mayen.no
+        gs.mr.no
+        gs.nl.no
+        gs.nt.no
+        gs.of.no
+        gs.ol.no
+        gs.oslo.no
+        gs.rl.no
+        gs.sf.no
+        gs.st.no
+        gs.svalbard.no
+        gs.tm.no
+        gs.tr.no
+        gs.va.no
+        gs.vf.no
+        gsj.bz
+        gsm.pl
+        gt
+        gu
+        gu.cc
+        gu.us
+        guam.gu
+        gub.uy
+        gucci
+        guge
+        guide
+        guitars
+        gujarat.in
+        gujo.gifu.jp
+        gulen.no
+        gunma.jp
+        guovdageaidnu.no
+        guru
+        gushikami.okinawa.jp
+        gv.ao
+        gv.at
+        gv.uy
+        gv.vc
+        gw
+        gwangju.kr
+        gx.cn
+        gy
+        gye.ec
+        gyeongbuk.kr
+        gyeonggi.kr
+        gyeongnam.kr
+        gyokuto.kumamoto.jp
+        gz.cn
+        h.bg
+        h.se
+        ha.cn
+        ha.no
+        habikino.osaka.jp
+        habmer.no
+        haboro.hokkaido.jp
+        hacca.jp
+        hachijo.tokyo.jp
+        hachinohe.aomori.jp
+        hachioji.tokyo.jp
+        hachirogata.akita.jp
+        hackclub.app
+        hadano.kanagawa.jp
+        hadsel.no
+        haebaru.okinawa.jp
+        haga.tochigi.jp
+        hagebostad.no
+        hagi.yamaguchi.jp
+        hagiang.vn
+        haibara.shizuoka.jp
+        haiduong.vn
+        haiphong.vn
+        hair
+        hakata.fukuoka.jp
+        hakodate.hokkaido.jp
+        hakone.kanagawa.jp
+        hakuba.nagano.jp
+        hakui.ishikawa.jp
+        hakusan.ishikawa.jp
+        halden.no
+        half.host
+        halfmoon.jp
+        halsa.no
+        ham-radio-op.net
+        hamada.shimane.jp
+        hamamatsu.shizuoka.jp
+        hamar.no
+        hamaroy.no
+        hamatama.saga.jp
+        hamatonbetsu.hokkaido.jp
+        hamburg
+        hammarfeasta.no
+        hammerfest.no
+        hamura.tokyo.jp
+        hanam.vn
+        hanamaki.iwate.jp
+        hanamigawa.chiba.jp
+        hanawa.fukushima.jp
+        handa.aichi.jp
+        handcrafted.jp
+        hanggliding.aero
+        hangout
+        hannan.osaka.jp
+        hanno.saitama.jp
+        hanoi.vn
+        hanyu.saitama.jp
+        hapmir.no
+        happou.akita.jp
+        hara.nagano.jp
+        haram.no
+        hareid.no
+        harima.hyogo.jp
+        harstad.no
+        hasama.oita.jp
+        hasami.nagasaki.jp
+        hashbang.sh
+        hashikami.aomori.jp
+        hashima.gifu.jp
+        hashimoto.wakayama.jp
+        hasuda.saitama.jp
+        hasura-app.io
+        hasura.app
+        hasvik.no
+        hateblo.jp
+        hatenablog.com
+        hatenablog.jp
+        hatenadiary.com
+        hatenadiary.jp
+        hatenadiary.org
+        hatinh.vn
+        hatogaya.saitama.jp
+        hatoyama.saitama.jp
+        hatsukaichi.hiroshima.jp
+        hattfjelldal.no
+        haugesund.no
+        haugiang.vn
+        haus
+        hayakawa.yamanashi.jp
+        hayashima.okayama.jp
+        hazu.aichi.jp
+        hb.cldmail.ru
+        hb.cn
+        hbo
+        hdfc
+        hdfcbank
+        he.cn
+        health
+        health-carereform.com
+        health.nz
+        health.vn
+        healthcare
+        heavy.jp
+        heguri.nara.jp
+        heimdns.de
+        heimdns.online
+        heiyu.space
+        hekinan.aichi.jp
+        helioho.st
+        heliohost.us
+        help
+        helsinki
+        hemne.no
+        hemnes.no
+        hemsedal.no
+        hepforge.org
+        her.jp
+        herad.no
+        hercules-app.com
+        hercules-dev.com
+        here
+        here-for-more.info
+        here.now
+        hermes
+        herokuapp.com
+        heroy.more-og-romsdal.no
+        heroy.nordland.no
+        heteml.net
+        heyflow.page
+        heyflow.site
+        hf.space
+        hi.cn
+        hi.us
+        hicam.net
+        hichiso.gifu.jp
+        hida.gifu.jp
+        hidaka.hokkaido.jp
+        hidaka.kochi.jp
+        hidaka.saitama.jp
+        hidaka.wakayama.jp
+        hidns.co
+        hidns.vip
+        higashi.fukuoka.jp
+        higashi.fukushima.jp
+        higashi.okinawa.jp
+        higashiagatsuma.gunma.jp
+        higashichichibu.saitama.jp
+        higashihiroshima.hiroshima.jp
+        higashiizu.shizuoka.jp
+        higashiizumo.shimane.jp
+        higashikagawa.kagawa.jp
+        higashikagura.hokkaido.jp
+        higashikawa.hokkaido.jp
+        higashikurume.tokyo.jp
+        higashimatsushima.miyagi.jp
+        higashimatsuyama.saitama.jp
+        higashimurayama.tokyo.jp
+        higashinaruse.akita.jp
+        higashine.yamagata.jp
+        higashiomi.shiga.jp
+        higashiosaka.osaka.jp
+        higashishirakawa.gifu.jp
+        higashisumiyoshi.osaka.jp
+        higashitsuno.kochi.jp
+        higashiura.aichi.jp
+        higashiyama.kyoto.jp
+        higashiyamato.tokyo.jp
+        higashiyodogawa.osaka.jp
+        higashiyoshino.nara.jp
+        hiho.jp
+        hiji.oita.jp
+        hikari.yamaguchi.jp
+        hikawa.shimane.jp
+        hikimi.shimane.jp
+        hikone.shiga.jp
+        himeji.hyogo.jp
+        himeshima.oita.jp
+        himi.toyama.jp
+        hino.tokyo.jp
+        hino.tottori.jp
+        hinode.tokyo.jp
+        hinohara.tokyo.jp
+        hioki.kagoshima.jp
+        hiphop
+        hippy.jp
+        hirado.nagasaki.jp
+        hiraizumi.iwate.jp
+        hirakata.osaka.jp
+        hiranai.aomori.jp
+        hirara.okinawa.jp
+        hirata.fukushima.jp
+        hiratsuka.kanagawa.jp
+        hiraya.nagano.jp
+        hirogawa.wakayama.jp
+        hirokawa.fukuoka.jp
+        hirono.fukushima.jp
+        hirono.iwate.jp
+        hiroo.hokkaido.jp
+        hirosaki.aomori.jp
+        hiroshima.jp
+        hisamitsu
+        hisayama.fukuoka.jp
+        hita.oita.jp
+        hitachi
+        hitachi.ibaraki.jp
+        hitachinaka.ibaraki.jp
+        hitachiomiya.ibaraki.jp
+        hitachiota.ibaraki.jp
+        hitra.no
+        hiv
+        hizen.saga.jp
+        hjartdal.no
+        hjelmeland.no
+        hk
+        hk.cn
+        hk.com
+        hk.org
+        hkt
+        hl.cn
+        hl.no
+        hlx.live
+        hlx.page
+        hm
+        hm.no
+        hn
+        hn.cn
+        hoabinh.vn
+        hobby-site.com
+        hobby-site.org
+        hobol.no
+        hockey
+        hof.no
+        hofu.yamaguchi.jp
+        hokkaido.jp
+        hokksund.no
+        hokuryu.hokkaido.jp
+        hokuto.hokkaido.jp
+        hokuto.yamanashi.jp
+        hol.no
+        holdings
+        hole.no
+        holiday
+        holmestrand.no
+        holtalen.no
+        holy.jp
+        home-webserver.de
+        home.arpa
+        home.dyndns.org
+        home64.de
+        homebuilt.aero
+        homedepot
+        homedns.org
+        homeftp.net
+        homeftp.org
+        homegoods
+        homeip.net
+        homelinux.com
+        homelinux.net
+        homelinux.org
+        homes
+        homesecuritymac.com
+        homesecuritypc.com
+        homesense
+        homesklep.pl
+        homeunix.com
+        homeunix.net
+        homeunix.org
+        honai.ehime.jp
+        honbetsu.hokkaido.jp
+        honda
+        honefoss.no
+        hongo.hiroshima.jp
+        honjo.akita.jp
+        honjo.saitama.jp
+        honjyo.akita.jp
+        hoplix.shop
+        hopto.me
+        hopto.org
+        hoquiam.wa.us
+        hornindal.no
+        horokanai.hokkaido.jp
+        horonobe.hokkaido.jp
+        horse
+        horten.no
+        hosp.uk
+        hospital
+        host
+        hosted-by-files.com
+        hostedpi.com
+        hosting
+        hosting-cluster.nl
+        hostyhosting.io
+        hot
+        hotel
+        hotel.hu
+        hotel.lk
+        hotel.tz
+        hotels
+        hotelwithflight.com
+        hotmail
+        house
+        how
+        hoyanger.no
+        hoylandet.no
+        hr
+        hr.eu.org
+        hra.health
+        hrsn.dev
+        hs.kr
+        hsbc
+        hstgr.cloud
+        ht
+        httpbin.org
+        hu
+        hu.eu.org
+        hu.net
+        hue.vn
+        hughes
+        huissier-justice.fr
+        hungry.jp
+        hungyen.vn
+        hurdal.no
+        hurum.no
+        hvaler.no
+        hyatt
+        hyllestad.no
+        hyogo.jp
+        hypernode.io
+        hyuga.miyazaki.jp
+        hyundai
+        i.bg
+        i.ng
+        i.ph
+        i.se
+        i234.me
+        ia.bo
+        ia.br
+        ia.us
+        ia.ve
+        iamallama.com
+        ibara.okayama.jp
+        ibaraki.ibaraki.jp
+        ibaraki.jp
+        ibaraki.osaka.jp
+        ibestad.no
+        ibigawa.gifu.jp
+        ibm
+        ibr.ec
+        ibxos.it
+        ic.gov.pl
+        icbc
+        ice
+        ichiba.tokushima.jp
+        ichihara.chiba.jp
+        ichikai.tochigi.jp
+        ichikawa.chiba.jp
+        ichikawa.hyogo.jp
+        ichikawamisato.yamanashi.jp
+        ichinohe.iwate.jp
+        ichinomiya.aichi.jp
+        ichinomiya.chiba.jp
+        ichinoseki.iwate.jp
+        icp0.io
+        icp1.io
+        icu
+        icurus.jp
+        id
+        id.au
+        id.bd
+        id.cv
+        id.firewalledreplit.co
+        id.fj
+        id.forgerock.io
+        id.ir
+        id.lv
+        id.ly
+        id.repl.co
+        id.replit.app
+        id.us
+        id.vn
+        ide.kyoto.jp
+        idf.il
+        idrett.no
+        idv.hk
+        idv.tw
+        ie
+        ie.eu.org
+        ieee
+        if.ua
+        ifm
+        ifr.fr-par.scw.cloud
+        ifr.nl-ams.scw.cloud
+        ifr.pl-waw.scw.cloud
+        iglesias-carbonia.it
+        iglesiascarbonia.it
+        iheya.okinawa.jp
+        iida.nagano.jp
+        iide.yamagata.jp
+        iijima.nagano.jp
+        iitate.fukushima.jp
+        iiyama.nagano.jp
+        iizuka.fukuoka.jp
+        iizuna.nagano.jp
+        ikano
+        ikaruga.nara.jp
+        ikata.ehime.jp
+        ikawa.akita.jp
+        ikeda.fukui.jp
+        ikeda.gifu.jp
+        ikeda.hokkaido.jp
+        ikeda.nagano.jp
+        ikeda.osaka.jp
+        iki.fi
+        iki.nagasaki.jp
+        ikoma.nara.jp
+        ikusaka.nagano.jp
+        il
+        il-central-1.elasticbeanstalk.com
+        il.eu.org
+        il.us
+        ilawa.pl
+        iliadboxos.it
+        ilovecollege.info
+        im
+        im.it
+        imabari.ehime.jp
+        imagine-proxy.work
+        imagine.diy
+        imakane.hokkaido.jp
+        imamat
+        imari.saga.jp
+        imb.br
+        imdb
+        imizu.toyama.jp
+        immo
+        immobilien
+        imperia.it
+        in
+        in-addr.arpa
+        in-berlin.de
+        in-brb.de
+        in-butter.de
+        in-dsl.de
+        in-dsl.net
+        in-dsl.org
+        in-the-band.net
+        in-vpn.de
+        in-vpn.net
+        in-vpn.org
+        in.eu.org
+        in.net
+        in.ngrok.io
+        in.ni
+        in.rs
+        in.th
+        in.ua
+        in.us
+        ina.ibaraki.jp
+        ina.nagano.jp
+        ina.saitama.jp
+        inabe.mie.jp
+        inagawa.hyogo.jp
+        inagi.tokyo.jp
+        inami.toyama.jp
+        inami.wakayama.jp
+        inashiki.ibaraki.jp
+        inatsuki.fukuoka.jp
+        inawashiro.fukushima.jp
+        inazawa.aichi.jp
+        inc
+        inc.hk
+        incheon.kr
+        ind.br
+        ind.gt
+        ind.in
+        ind.kw
+        ind.tn
+        independent-commission.uk
+        independent-inquest.uk
+        independent-inquiry.uk
+        independent-panel.uk
+        independent-review.uk
+        inderoy.no
+        indevs.in
+        indiasouthcentral-01.azurewebsites.net
+        indigena.bo
+        indonesiacentral-01.azurewebsites.net
+        industria.bo
+        industries
+        ine.kyoto.jp
+        inf.br
+        inf.cu
+        inf.mk
+        inf.ua
+        infiniti
+        info
+        info.az
+        info.bb
+        info.bd
+        info.bj
+        info.bo
+        info.cx
+        info.ec
+        info.eg
+        info.et
+        info.fj
+        info.gu
+        info.ht
+        info.hu
+        info.in
+        info.ke
+        info.ki
+        info.la
+        info.ls
+        info.ml
+        info.mv
+        info.nf
+        info.ni
+        info.nr
+        info.pl
+        info.pr
+        info.ro
+        info.sd
+        info.tn
+        info.tr
+        info.tt
+        info.tz
+        info.ve
+        info.vn
+        info.zm
+        ing
+        ing.pa
+        ingatlan.hu
+        ink
+        ino.kochi.jp
+        inst.ml
+        instance.datadetect.com
+        instances.spawn.cc
+        institute
+        insurance
+        insurance.aero
+        insure
+        int
+        int.apple
+        int.ar
+        int.az
+        int.bo
+        int.ci
+        int.cv
+        int.eu.org
+        int.in
+        int.la
+        int.lk
+        int.mv
+        int.mw
+        int.ni
+        int.pt
+        int.ru
+        int.tj
+        int.ve
+        int.vn
+        international
+        internet-dns.de
+        internet.in
+        intl.tn
+        intouch.email
+        intuit
+        inuyama.aichi.jp
+        investments
+        inzai.chiba.jp
+        io
+        io.in
+        io.kr
+        io.noc.ruhr-uni-bochum.de
+        io.vn
+        iobb.net
+        iopsys.se
+        ip-ddns.com
+        ip-dynamic.org
+        ip.linodeusercontent.com
+        ip6.arpa
+        ipfs.nftstorage.link
+        ipfs.storacha.link
+        ipfs.w3s.link
+        ipifony.net
+        ipiranga
+        ipv64.de
+        ipv64.net
+        iq
+        iqhs.pl
+        ir
+        ir.md
+        iran.liara.run
+        iris.arpa
+        irish
+        iruma.saitama.jp
+        is
+        is-a-anarchist.com
+        is-a-blogger.com
+        is-a-bookkeeper.com
+        is-a-bruinsfan.org
+        is-a-bulls-fan.com
+        is-a-candidate.org
+        is-a-caterer.com
+        is-a-celticsfan.org
+        is-a-chef.com
+        is-a-chef.net
+        is-a-chef.org
+        is-a-conservative.com
+        is-a-cpa.com
+        is-a-cubicle-slave.com
+        is-a-democrat.com
+        is-a-designer.com
+        is-a-doctor.com
+        is-a-financialadvisor.com
+        is-a-fullstack.dev
+        is-a-geek.com
+        is-a-geek.net
+        is-a-geek.org
+        is-a-good.dev
+        is-a-green.com
+        is-a-guru.com
+        is-a-hard-worker.com
+        is-a-hunter.com
+        is-a-knight.org
+        is-a-landscaper.com
+        is-a-lawyer.com
+        is-a-liberal.com
+        is-a-libertarian.com
+        is-a-linux-user.org
+        is-a-llama.com
+        is-a-musician.com
+        is-a-nascarfan.com
+        is-a-nurse.com
+        is-a-painter.com
+        is-a-patsfan.org
+        is-a-personaltrainer.com
+        is-a-photographer.com
+        is-a-player.com
+        is-a-republican.com
+        is-a-rockstar.com
+        is-a-socialist.com
+        is-a-soxfan.org
+        is-a-student.com
+        is-a-teacher.com
+        is-a-techie.com
+        is-a-therapist.com
+        is-a.dev
+        is-an-accountant.com
+        is-an-actor.com
+        is-an-actress.com
+        is-an-anarchist.com
+        is-an-artist.com
+        is-an-engineer.com
+        is-an-entertainer.com
+        is-by.us
+        is-certified.com
+        is-cool.dev
+        is-found.org
+        is-gone.com
+        is-into-anime.com
+        is-into-cars.com
+        is-into-cartoons.com
+        is-into-games.com
+        is-leet.com
+        is-local.org
+        is-lost.org
+        is-not-a.dev
+        is-not-certified.com
+        is-saved.org
+        is-slick.com
+        is-uberleet.com
+        is-very-bad.org
+        is-very-evil.org
+        is-very-good.org
+        is-very-nice.org
+        is-very-sweet.org
+        is-with-theband.com
+        is.eu.org
+        is.gov.pl
+        is.it
+        isa-geek.com
+        isa-geek.net
+        isa-geek.org
+        isa-hockeynut.com
+        isa.kagoshima.jp
+        isa.us
+        isahaya.nagasaki.jp
+        ise.mie.jp
+        isehara.kanagawa.jp
+        isen.kagoshima.jp
+        isernia.it
+        iserv.dev
+        iserv.host
+        iservschule.de
+        isesaki.gunma.jp
+        ishigaki.okinawa.jp
+        ishikari.hokkaido.jp
+        ishikawa.fukushima.jp
+        ishikawa.jp
+        ishikawa.okinawa.jp
+        ishinomaki.miyagi.jp
+        isla.pr
+        ismaili
+        ispmanager.name
+        israelcentral-01.azurewebsites.net
+        israelnorthwest-01.azurewebsites.net
+        isshiki.aichi.jp
+        issmarterthanyou.com
+        ist
+        istanbul
+        isteingeek.de
+        istmein.de
+        isumi.chiba.jp
+        it
+        it.ao
+        it.bd
+        it.com
+        it.eu.org
+        it.kr
+        it1.eur.aruba.jenv-aruba.cloud
+        it1.jenv-aruba.cloud
+        itabashi.tokyo.jp
+        itako.ibaraki.jp
+        itakura.gunma.jp
+        italynorth-01.azurewebsites.net
+        itami.hyogo.jp
+        itano.tokushima.jp
+        itau
+        itayanagi.aomori.jp
+        itcouldbewor.se
+        itigo.jp
+        ito.shizuoka.jp
+        itoigawa.niigata.jp
+        itoman.okinawa.jp
+        its.me
+        itv
+        ivano-frankivsk.ua
+        ivanovo.su
+        iveland.no
+        ivgu.no
+        ivory.ne.jp
+        iwade.wakayama.jp
+        iwafune.tochigi.jp
+        iwaizumi.iwate.jp
+        iwaki.fukushima.jp
+        iwakuni.yamaguchi.jp
+        iwakura.aichi.jp
+        iwama.ibaraki.jp
+        iwamizawa.hokkaido.jp
+        iwanai.hokkaido.jp
+        iwanuma.miyagi.jp
+        iwata.shizuoka.jp
+        iwate.iwate.jp
+        iwate.jp
+        iwatsuki.saitama.jp
+        iwi.nz
+        iyo.ehime.jp
+        iz.hr
+        izena.okinawa.jp
+        izu.shizuoka.jp
+        izumi.kagoshima.jp
+        izumi.osaka.jp
+        izumiotsu.osaka.jp
+        izumisano.osaka.jp
+        izumizaki.fukushima.jp
+        izumo.shimane.jp
+        izumozaki.niigata.jp
+        izunokuni.shizuoka.jp
+        j.bg
+        j.layershift.co.uk
+        j.scaleforce.com.cy
+        j.scaleforce.net
+        jab.br
+        jaguar
+        jambyl.su
+        jampa.br
+        jan-mayen.no
+        japaneast-01.azurewebsites.net
+        japanwest-01.azurewebsites.net
+        java
+        jaworzno.pl
+        jc.neen.it
+        jcb
+        jcloud-ver-jpc.ik-server.com
+        jcloud.ik-server.com
+        jcloud.kz
+        jdevcloud.com
+        jdf.br
+        je
+        jed.wafaicloud.com
+        jeep
+        jeez.jp
+        jeju.kr
+        jelastic.dogado.eu
+        jelastic.saveincloud.net
+        jelastic.team
+        jele.cloud
+        jele.club
+        jele.host
+        jele.io
+        jele.site
+        jelenia-gora.pl
+        jellybean.jp
+        jeonbuk.kr
+        jeonnam.kr
+        jessheim.no
+        jetzt
+        jevnaker.no
+        jewelry
+        jgora.pl
+        jinsekikogen.hiroshima.jp
+        jio
+        jioindiacentral-01.azurewebsites.net
+        jioindiawest-01.azurewebsites.net
+        jl.cn
+        jll
+        jls-sto1.elastx.net
+        jls-sto2.elastx.net
+        jls-sto3.elastx.net
+        jmp
+        jnj
+        jo
+        joboji.iwate.jp
+        jobs
+        joburg
+        joetsu.niigata.jp
+        jogasz.hu
+        johana.toyama.jp
+        joinmc.link
+        joinville.br
+        jolster.no
+        jondal.no
+        jor.br
+        jorpeland.no
+        joso.ibaraki.jp
+        jot
+        jote.cloud
+        jotelulu.cloud
+        journal.aero
+        journalist.aero
+        jouwweb.site
+        joy
+        joyo.kyoto.jp
+        jozi.biz
+        jp
+        jp.eu.org
+        jp.jp4.object.ncpstorage.com
+        jp.jp4.object.private.ncpstorage.com
+        jp.jp5.object.ncpstorage.com
+        jp.jp5.object.private.ncpstorage.com
+        jp.net
+        jp.ngrok.io
+        jp.object.ncpstorage.com
+        jp.object.private.ncpstorage.com
+        jpmorgan
+        jpn.com
+        jpn.org
+        jprs
+        js.cn
+        js.org
+        js.wpenginepowered.com
+        ju.mp
+        juegos
+        jur.pro
+        jus.br
+        jx.cn
+        k.bg
+        k.se
+        k12.ak.us
+        k12.al.us
+        k12.ar.us
+        k12.as.us
+        k12.az.us
+        k12.ca.us
+        k12.co.us
+        k12.ct.us
+        k12.dc.us
+        k12.ec
+        k12.fl.us
+        k12.ga.us
+        k12.gu.us
+        k12.ia.us
+        k12.id.us
+        k12.il
+        k12.il.us
+        k12.in.us
+        k12.ks.us
+        k12.ky.us
+        k12.la.us
+        k12.ma.us
+        k12.md.us
+        k12.me.us
+        k12.mi.us
+        k12.mn.us
+        k12.mo.us
+        k12.ms.us
+        k12.mt.us
+        k12.nc.us
+        k12.ne.us
+        k12.nh.us
+        k12.nj.us
+        k12.nm.us
+        k12.nv.us
+        k12.ny.us
+        k12.oh.us
+        k12.ok.us
+        k12.or.us
+        k12.pa.us
+        k12.pr.us
+        k12.sc.us
+        k12.tn.us
+        k12.tr
+        k12.tx.us
+        k12.ut.us
+        k12.va.us
+        k12.vi
+        k12.vi.us
+        k12.vt.us
+        k12.wa.us
+        k12.wi.us
+        k12.wy.us
+        k8s.fr-par.scw.cloud
+        k8s.nl-ams.scw.cloud
+        k8s.pl-waw.scw.cloud
+        k8s.scw.cloud
+        kaas.gg
+        kadena.okinawa.jp
+        kadogawa.miyazaki.jp
+        kadoma.osaka.jp
+        kafjord.no
+        kafk.fr-par.scw.cloud
+        kafk.nl-ams.scw.cloud
+        kafk.pl-waw.scw.cloud
+        kaga.ishikawa.jp
+        kagami.kochi.jp
+        kagamiishi.fukushima.jp
+        kagamino.okayama.jp
+        kagawa.jp
+        kagoshima.jp
+        kagoshima.kagoshima.jp
+        kaho.fukuoka.jp
+        kahoku.ishikawa.jp
+        kahoku.yamagata.jp
+        kai.yamanashi.jp
+        kainan.tokushima.jp
+        kainan.wakayama.jp
+        kaisei.kanagawa.jp
+        kaita.hiroshima.jp
+        kaizuka.osaka.jp
+        kakamigahara.gifu.jp
+        kakegawa.shizuoka.jp
+        kakinoki.shimane.jp
+        kakogawa.hyogo.jp
+        kakuda.miyagi.jp
+        kalisz.pl
+        kalmykia.ru
+        kalmykia.su
+        kaluga.su
+        kamagaya.chiba.jp
+        kamaishi.iwate.jp
+        kamakura.kanagawa.jp
+        kameoka.kyoto.jp
+        kameyama.mie.jp
+        kami.kochi.jp
+        kami.miyagi.jp
+        kamiamakusa.kumamoto.jp
+        kamifurano.hokkaido.jp
+        kamigori.hyogo.jp
+        kamiichi.toyama.jp
+        kamiizumi.saitama.jp
+        kamijima.ehime.jp
+        kamikawa.hokkaido.jp
+        kamikawa.hyogo.jp
+        kamikawa.saitama.jp
+        kamikitayama.nara.jp
+        kamikoani.akita.jp
+        kamimine.saga.jp
+        kaminokawa.tochigi.jp
+        kaminoyama.yamagata.jp
+        kamioka.akita.jp
+        kamisato.saitama.jp
+        kamishihoro.hokkaido.jp
+        kamisu.ibaraki.jp
+        kamisunagawa.hokkaido.jp
+        kamitonda.wakayama.jp
+        kamitsue.oita.jp
+        kamo.kyoto.jp
+        kamo.niigata.jp
+        kamoenai.hokkaido.jp
+        kamogawa.chiba.jp
+        kanagawa.jp
+        kanan.osaka.jp
+        kanazawa.ishikawa.jp
+        kanegasaki.iwate.jp
+        kaneyama.fukushima.jp
+        kaneyama.yamagata.jp
+        kani.gifu.jp
+        kanie.aichi.jp
+        kanmaki.nara.jp
+        kanna.gunma.jp
+        kannami.shizuoka.jp
+        kanonji.kagawa.jp
+        kanoya.kagoshima.jp
+        kanra.gunma.jp
+        kanuma.tochigi.jp
+        kanzaki.saga.jp
+        kapsi.fi
+        karacol.su
+        karaganda.su
+        karasjohka.no
+        karasjok.no
+        karasuyama.tochigi.jp
+        karatsu.saga.jp
+        karelia.su
+        kariwa.niigata.jp
+        kariya.aichi.jp
+        karlsoy.no
+        karmoy.no
+        karpacz.pl
+        kartuzy.pl
+        karuizawa.nagano.jp
+        karumai.iwate.jp
+        kasahara.gifu.jp
+        kasai.hyogo.jp
+        kasama.ibaraki.jp
+        kasamatsu.gifu.jp
+        kasaoka.okayama.jp
+        kashiba.nara.jp
+        kashihara.nara.jp
+        kashima.ibaraki.jp
+        kashima.saga.jp
+        kashiwa.chiba.jp
+        kashiwara.osaka.jp
+        kashiwazaki.niigata.jp
+        kasserver.com
+        kasuga.fukuoka.jp
+        kasuga.hyogo.jp
+        kasugai.aichi.jp
+        kasukabe.saitama.jp
+        kasumigaura.ibaraki.jp
+        kasuya.fukuoka.jp
+        kaszuby.pl
+        katagami.akita.jp
+        katano.osaka.jp
+        katashina.gunma.jp
+        katori.chiba.jp
+        katowice.pl
+        katsuragi.nara.jp
+        katsuragi.wakayama.jp
+        katsushika.tokyo.jp
+        katsuura.chiba.jp
+        katsuyama.fukui.jp
+        kaufen
+        kautokeino.no
+        kawaba.gunma.jp
+        kawachinagano.osaka.jp
+        kawagoe.mie.jp
+        kawagoe.saitama.jp
+        kawaguchi.saitama.jp
+        kawahara.tottori.jp
+        kawai.iwate.jp
+        kawai.nara.jp
+        kawaiishop.jp
+        kawajima.saitama.jp
+        kawakami.nagano.jp
+        kawakami.nara.jp
+        kawakita.ishikawa.jp
+        kawamata.fukushima.jp
+        kawaminami.miyazaki.jp
+        kawanabe.kagoshima.jp
+        kawanehon.shizuoka.jp
+        kawanishi.hyogo.jp
+        kawanishi.nara.jp
+        kawanishi.yamagata.jp
+        kawara.fukuoka.jp
+        kawasaki.miyagi.jp
+        kawatana.nagasaki.jp
+        kawaue.gifu.jp
+        kawazu.shizuoka.jp
+        kayabe.hokkaido.jp
+        kazimierz-dolny.pl
+        kazo.saitama.jp
+        kazuno.akita.jp
+        kddi
+        kdns.fr
+        ke
+        keenetic.io
+        keenetic.link
+        keenetic.name
+        keenetic.pro
+        keisen.fukuoka.jp
+        keliweb.cloud
+        kembuchi.hokkaido.jp
+        kep.tr
+        kepno.pl
+        kerryhotels
+        kerryproperties
+        ketrzyn.pl
+        keymachine.de
+        keyport.wa.us
+        keyword-on.net
+        kfh
+        kg
+        kg.kr
+        kh
+        kh.ua
+        khakassia.su
+        khanhhoa.vn
+        kharkiv.ua
+        kharkov.ua
+        kherson.ua
+        khmelnitskiy.ua
+        khmelnytskyi.ua
+        khplay.nl
+        khsj.cn
+        ki
+        kia
+        kibichuo.okayama.jp
+        kicks-ass.net
+        kicks-ass.org
+        kids
+        kiengiang.vn
+        kiev.ua
+        kiho.mie.jp
+        kihoku.ehime.jp
+        kijo.miyazaki.jp
+        kikirara.jp
+        kikonai.hokkaido.jp
+        kikuchi.kumamoto.jp
+        kikugawa.shizuoka.jp
+        kill.jp
+        kilo.jp
+        kiloapps.ai
+        kiloapps.io
+        kim
+        kimino.wakayama.jp
+        kimitsu.chiba.jp
+        kimobetsu.hokkaido.jp
+        kin.okinawa.jp
+        kindle
+        kinghost.net
+        kingston.wa.us
+        kinko.kagoshima.jp
+        kinokawa.wakayama.jp
+        kira.aichi.jp
+        kirara.st
+        kirkenes.no
+        kirovograd.ua
+        kiryu.gunma.jp
+        kisarazu.chiba.jp
+        kishiwada.osaka.jp
+        kiso.nagano.jp
+        kisofukushima.nagano.jp
+        kisosaki.mie.jp
+        kita.kyoto.jp
+        kita.osaka.jp
+        kita.tokyo.jp
+        kitaaiki.nagano.jp
+        kitaakita.akita.jp
+        kitadaito.okinawa.jp
+        kitagata.gifu.jp
+        kitagata.saga.jp
+        kitagawa.kochi.jp
+        kitagawa.miyazaki.jp
+        kitahata.saga.jp
+        kitahiroshima.hokkaido.jp
+        kitakami.iwate.jp
+        kitakata.fukushima.jp
+        kitakata.miyazaki.jp
+        kitami.hokkaido.jp
+        kitamoto.saitama.jp
+        kitanakagusuku.okinawa.jp
+        kitashiobara.fukushima.jp
+        kitaura.miyazaki.jp
+        kitayama.wakayama.jp
+        kitchen
+        kiwa.mie.jp
+        kiwi
+        kiwi.nz
+        kiyama.saga.jp
+        kiyokawa.kanagawa.jp
+        kiyosato.hokkaido.jp
+        kiyose.tokyo.jp
+        kiyosu.aichi.jp
+        kizu.kyoto.jp
+        klabu.no
+        klepp.no
+        klodzko.pl
+        km
+        km.ua
+        kmpsp.gov.pl
+        kn
+        knowsitall.info
+        knx-server.net
+        kobayashi.miyazaki.jp
+        kobierzyce.pl
+        kochi.jp
+        kochi.kochi.jp
+        kodaira.tokyo.jp
+        koeln
+        kofu.yamanashi.jp
+        koga.fukuoka.jp
+        koga.ibaraki.jp
+        koganei.tokyo.jp
+        koge.tottori.jp
+        koka.shiga.jp
+        kokonoe.oita.jp
+        kokubunji.tokyo.jp
+        kolobrzeg.pl
+        komae.tokyo.jp
+        komagane.nagano.jp
+        komaki.aichi.jp
+        komatsu
+        komatsu.ishikawa.jp
+        komatsushima.tokushima.jp
+        komforb.se
+        kommunalforbund.se
+        kommune.no
+        komono.mie.jp
+        komoro.nagano.jp
+        komvux.se
+        konan.aichi.jp
+        konan.shiga.jp
+        kongsberg.no
+        kongsvinger.no
+        konin.pl
+        konskowola.pl
+        konsulat.gov.pl
+        kontum.vn
+        konyvelo.hu
+        koobin.events
+        koori.fukushima.jp
+        kop.id
+        kopervik.no
+        koreacentral-01.azurewebsites.net
+        koreasouth-01.azurewebsites.net
+        koriyama.fukushima.jp
+        koryo.nara.jp
+        kosai.shizuoka.jp
+        kosaka.akita.jp
+        kosei.shiga.jp
+        kosher
+        koshigaya.saitama.jp
+        koshimizu.hokkaido.jp
+        koshu.yamanashi.jp
+        kosuge.yamanashi.jp
+        kota.aichi.jp
+        koto.shiga.jp
+        koto.tokyo.jp
+        kotohira.kagawa.jp
+        kotoura.tottori.jp
+        kouhoku.saga.jp
+        kounosu.saitama.jp
+        kouyama.kagoshima.jp
+        kouzushima.tokyo.jp
+        koya.wakayama.jp
+        koza.wakayama.jp
+        kozagawa.wakayama.jp
+        kozaki.chiba.jp
+        kozow.com
+        kp
+        kpmg
+        kpn
+        kppsp.gov.pl
+        kr
+        kr-naver-dev.ncloudstorage.com
+        kr-naver-dev.website.ncloudstorage.com
+        kr-naver.ncloudstorage.com
+        kr-naver.website.ncloudstorage.com
+        kr-private.gov-ncloudstorage.com
+        kr-private.ncloudstorage.com
+        kr.eu.org
+        kr.gov-ncloudstorage.com
+        kr.it
+        kr.ncloudstorage.com
+        kr.object.fin-ncloudstorage.com
+        kr.object.gov-ncloudstorage.com
+        kr.object.ncloudstorage.com
+        kr.object.ncpstorage.com
+        kr.object.private.fin-ncloudstorage.com
+        kr.object.private.gov-ncloudstorage.com
+        kr.object.private.ncloudstorage.com
+        kr.object.private.ncpstorage.com
+        kr.objectstorage.ncloud.com
+        kr.ua
+        kr.website.ncloudstorage.com
+        kraanghke.no
+        kragero.no
+        krakow.pl
+        krasnik.pl
+        krasnodar.su
+        krd
+        kred
+        krellian.net
+        kristiansand.no
+        kristiansund.no
+        krodsherad.no
+        krokstadelva.no
+        kropyvnytskyi.ua
+        krs.object.gov-ncloudstorage.com
+        krs.object.private.gov-ncloudstorage.com
+        krym.ua
+        ks.ua
+        ks.us
+        kuchinotsu.nagasaki.jp
+        kudamatsu.yamaguchi.jp
+        kudoyama.wakayama.jp
+        kui.hiroshima.jp
+        kuji.iwate.jp
+        kuju.oita.jp
+        kujukuri.chiba.jp
+        kuki.saitama.jp
+        kuleuven.cloud
+        kumagaya.saitama.jp
+        kumakogen.ehime.jp
+        kumamoto.jp
+        kumamoto.kumamoto.jp
+        kumano.hiroshima.jp
+        kumano.mie.jp
+        kumatori.osaka.jp
+        kumejima.okinawa.jp
+        kumenan.okayama.jp
+        kumiyama.kyoto.jp
+        kunigami.okinawa.jp
+        kunimi.fukushima.jp
+        kunisaki.oita.jp
+        kunitachi.tokyo.jp
+        kunitomi.miyazaki.jp
+        kunneppu.hokkaido.jp
+        kunohe.iwate.jp
+        kuokgroup
+        kurashiki.okayama.jp
+        kurate.fukuoka.jp
+        kure.hiroshima.jp
+        kurgan.su
+        kuriyama.hokkaido.jp
+        kurobe.toyama.jp
+        kurogi.fukuoka.jp
+        kuroishi.aomori.jp
+        kuroiso.tochigi.jp
+        kuromatsunai.hokkaido.jp
+        kuron.jp
+        kurotaki.nara.jp
+        kurume.fukuoka.jp
+        kusatsu.gunma.jp
+        kusatsu.shiga.jp
+        kushima.miyazaki.jp
+        kushimoto.wakayama.jp
+        kushiro.hokkaido.jp
+        kustanai.ru
+        kustanai.su
+        kusu.oita.jp
+        kutchan.hokkaido.jp
+        kutno.pl
+        kuwana.mie.jp
+        kuzumaki.iwate.jp
+        kv.ua
+        kvafjord.no
+        kvalsund.no
+        kvam.no
+        kvanangen.no
+        kvinesdal.no
+        kvinnherad.no
+        kviteseid.no
+        kvitsoy.no
+        kw
+        kwp.gov.pl
+        kwpsp.gov.pl
+        ky
+        ky.us
+        kyiv.ua
+        kyonan.chiba.jp
+        kyotamba.kyoto.jp
+        kyotanabe.kyoto.jp
+        kyotango.kyoto.jp
+        kyoto
+        kyoto.jp
+        kyowa.akita.jp
+        kyowa.hokkaido.jp
+        kyuragi.saga.jp
+        kz
+        l-o-g-i-n.de
+        l.bg
+        l.se
+        la
+        la-spezia.it
+        la.us
+        la1-plenit.com
+        laakesvuemie.no
+        labeling.ap-northeast-1.sagemaker.aws
+        labeling.ap-northeast-2.sagemaker.aws
+        labeling.ap-south-1.sagemaker.aws
+        labeling.ap-southeast-1.sagemaker.aws
+        labeling.ap-southeast-2.sagemaker.aws
+        labeling.ca-central-1.sagemaker.aws
+        labeling.eu-central-1.sagemaker.aws
+        labeling.eu-west-1.sagemaker.aws
+        labeling.eu-west-2.sagemaker.aws
+        labeling.us-east-1.sagemaker.aws
+        labeling.us-east-2.sagemaker.aws
+        labeling.us-west-2.sagemaker.aws
+        lacaixa
+        ladesk.com
+        lahppi.no
+        laichau.vn
+        lakas.hu
+        lambda-url.af-south-1.on.aws
+        lambda-url.ap-east-1.on.aws
+        lambda-url.ap-northeast-1.on.aws
+        lambda-url.ap-northeast-2.on.aws
+        lambda-url.ap-northeast-3.on.aws
+        lambda-url.ap-south-1.on.aws
+        lambda-url.ap-southeast-1.on.aws
+        lambda-url.ap-southeast-2.on.aws
+        lambda-url.ap-southeast-3.on.aws
+        lambda-url.ca-central-1.on.aws
+        lambda-url.eu-central-1.on.aws
+        lambda-url.eu-north-1.on.aws
+        lambda-url.eu-south-1.on.aws
+        lambda-url.eu-west-1.on.aws
+        lambda-url.eu-west-2.on.aws
+        lambda-url.eu-west-3.on.aws
+        lambda-url.me-south-1.on.aws
+        lambda-url.sa-east-1.on.aws
+        lambda-url.us-east-1.on.aws
+        lambda-url.us-east-2.on.aws
+        lambda-url.us-west-1.on.aws
+        lambda-url.us-west-2.on.aws
+        lamborghini
+        lamdong.vn
+        lamer
+        lanbib.se
+        land
+        land-4-sale.us
+        landrover
+        langevag.no
+        langson.vn
+        lanxess
+        laocai.vn
+        lapy.pl
+        laquila.it
+        laravel.cloud
+        lardal.no
+        larvik.no
+        lasalle
+        laspezia.it
+        lat
+        lat.ec
+        latina.it
+        latino
+        latrobe
+        lavagis.no
+        lavangen.no
+        law
+        law.pro
+        law.za
+        lawyer
+        laz.it
+        lazio.it
+        lb
+        lb.ru-msk.k2.cloud
+        lb.ru-spb.k2.cloud
+        lc
+        lc.it
+        lcube-server.de
+        lds
+        le.it
+        leadpages.co
+        leangaviika.no
+        leapcell.app
+        leapcell.dev
+        leapcell.online
+        lease
+        leasing.aero
+        lebesby.no
+        lebork.pl
+        lebtimnetz.de
+        lecce.it
+        lecco.it
+        leclerc
+        leczna.pl
+        lefrak
+        leg.br
+        legal
+        legnica.pl
+        lego
+        leikanger.no
+        leilao.br
+        leirfjord.no
+        leirvik.no
+        leitungsen.de
+        leka.no
+        leksvik.no
+        lel.br
+        lenug.su
+        lenvik.no
+        lerdal.no
+        lesja.no
+        levanger.no
+        lexus
+        lezajsk.pl
+        lg.biz.ng
+        lg.jp
+        lg.ua
+        lgbt
+        li
+        li.it
+        liara.run
+        lib.ak.us
+        lib.al.us
+        lib.ar.us
+        lib.as.us
+        lib.az.us
+        lib.ca.us
+        lib.co.us
+        lib.ct.us
+        lib.dc.us
+        lib.ee
+        lib.fl.us
+        lib.ga.us
+        lib.gu.us
+        lib.hi.us
+        lib.ia.us
+        lib.id.us
+        lib.il.us
+        lib.in.us
+        lib.ks.us
+        lib.ky.us
+        lib.la.us
+        lib.ma.us
+        lib.md.us
+        lib.me.us
+        lib.mi.us
+        lib.mn.us
+        lib.mo.us
+        lib.mt.us
+        lib.nc.us
+        lib.ne.us
+        lib.nh.us
+        lib.nj.us
+        lib.nm.us
+        lib.nv.us
+        lib.ny.us
+        lib.oh.us
+        lib.ok.us
+        lib.or.us
+        lib.pa.us
+        lib.pr.us
+        lib.ri.us
+        lib.sc.us
+        lib.sd.us
+        lib.tn.us
+        lib.tx.us
+        lib.ut.us
+        lib.va.us
+        lib.vi.us
+        lib.vt.us
+        lib.wa.us
+        lib.wi.us
+        lib.wy.us
+        libp2p.direct
+        lidl
+        lier.no
+        lierne.no
+        life
+        lifeinsurance
+        lifestyle
+        lig.it
+        lighting
+        liguria.it
+        like
+        likes-pie.com
+        likescandy.com
+        lillehammer.no
+        lillesand.no
+        lilly
+        lima-city.at
+        lima-city.ch
+        lima-city.de
+        lima-city.rocks
+        lima.zone
+        limanowa.pl
+        limited
+        limo
+        lincoln
+        lindas.no
+        lindesnes.no
+        link
+        linkyard-cloud.ch
+        linkyard.cloud
+        littlestar.jp
+        live
+        live-on.net
+        live-website.com
+        living
+        livorno.it
+        lk
+        llc
+        llc.ge
+        llp
+        ln.cn
+        lo.it
+        loabat.no
+        loan
+        loans
+        localcert.net
+        localplayer.dev
+        localtonet.com
+        locker
+        locus
+        lodi.it
+        lodingen.no
+        lodz.pl
+        log.br
+        loginline.app
+        loginline.dev
+        loginline.io
+        loginline.services
+        loginline.site
+        loginto.me
+        logistics.aero
+        logoip.com
+        logoip.de
+        lohmus.me
+        loisirs.bj
+        loj.ec
+        lol
+        lolipop.io
+        lolipopmc.jp
+        lolitapunk.jp
+        lom.it
+        lom.no
+        lombardia.it
+        lombardy.it
+        lomo.jp
+        lomza.pl
+        lon-1.paas.massivegrid.net
+        lon-2.paas.massivegrid.net
+        london
+        londrina.br
+        longan.vn
+        loppa.no
+        lorenskog.no
+        loseyourip.com
+        loten.no
+        lotte
+        lotto
+        lovable.app
+        lovable.run
+        lovable.sh
+        lovableproject.com
+        love
+        lovepop.jp
+        lovesick.jp
+        lowicz.pl
+        lp.dev
+        lpages.co
+        lpg.objectstorage.ch
+        lpl
+        lplfinancial
+        lpusercontent.com
+        lr
+        ls
+        lt
+        lt.eu.org
+        lt.it
+        lt.ua
+        ltd
+        ltd.co.im
+        ltd.cy
+        ltd.gi
+        ltd.hk
+        ltd.lk
+        ltd.ng
+        ltd.ua
+        ltd.uk
+        ltda
+        lu
+        lu.eu.org
+        lu.it
+        lubartow.pl
+        lubin.pl
+        lublin.pl
+        lucania.it
+        lucca.it
+        lug.org.uk
+        lugansk.ua
+        lugs.org.uk
+        luhansk.ua
+        lukow.pl
+        lund.no
+        lundbeck
+        lunner.no
+        luroy.no
+        luster.no
+        lutsk.ua
+        luxe
+        luxury
+        luyani.app
+        luyani.net
+        lv
+        lv.eu.org
+        lv.ua
+        lviv.ua
+        ly
+        lyngdal.no
+        lyngen.no
+        lynx.mythic-beasts.com
+        m.bg
+        m.se
+        ma
+        ma.gov.br
+        ma.leg.br
+        ma.us
+        macapa.br
+        maceio.br
+        macerata.it
+        machida.tokyo.jp
+        madethis.site
+        madrid
+        maebashi.gunma.jp
+        mafelo.net
+        magazine.aero
+        magicpatterns.app
+        magicpatternsapp.com
+        maibara.shiga.jp
+        maif
+        mail-box.ne.jp
+        mail.pl
+        main.jp
+        maintenance.aero
+        maison
+        maizuru.kyoto.jp
+        makeup
+        makinohara.shizuoka.jp
+        makurazaki.kagoshima.jp
+        malatvuopmi.no
+        malaysiawest-01.azurewebsites.net
+        malbork.pl
+        malopolska.pl
+        malselv.no
+        malvik.no
+        mamurogawa.yamagata.jp
+        man
+        management
+        manaus.br
+        mandal.no
+        mango
+        mangyshlak.su
+        maniwa.okayama.jp
+        manno.kagawa.jp
+        mantova.it
+        maori.nz
+        map
+        map.fastly.net
+        map.fastlylb.net
+        mar.it
+        marche.it
+        marine.ru
+        maringa.br
+        marker.no
+        market
+        marketing
+        marketplace.aero
+        markets
+        marnardal.no
+        marriott
+        marshalls
+        marugame.kagawa.jp
+        marumori.miyagi.jp
+        masaki.ehime.jp
+        masfjorden.no
+        mashike.hokkaido.jp
+        mashiki.kumamoto.jp
+        mashiko.tochigi.jp
+        masoy.no
+        massa-carrara.it
+        massacarrara.it
+        masuda.shimane.jp
+        mat.br
+        matera.it
+        matlab.cloud
+        matrix.jp
+        matsubara.osaka.jp
+        matsubushi.saitama.jp
+        matsuda.kanagawa.jp
+        matsudo.chiba.jp
+        matsue.shimane.jp
+        matsukawa.nagano.jp
+        matsumae.hokkaido.jp
+        matsumoto.kagoshima.jp
+        matsumoto.nagano.jp
+        matsuno.ehime.jp
+        matsusaka.mie.jp
+        matsushige.tokushima.jp
+        matsushima.miyagi.jp
+        matsuura.nagasaki.jp
+        matsuyama.ehime.jp
+        matsuzaki.shizuoka.jp
+        matta-varjjat.no
+        mattel
+        mayfirst.info
+        mazowsze.pl
+        mazury.pl
+        mb.ca
+        mb.it
+        mba
+        mc
+        mc.it
+        mcdir.me
+        mcdir.ru
+        mckinsey
+        mcpre.ru
+        md
+        md.us
+        me
+        me-central-1.elasticbeanstalk.com
+        me-south-1.elasticbeanstalk.com
+        me.eg
+        me.eu.org
+        me.in
+        me.it
+        me.ke
+        me.kr
+        me.scot
+        me.so
+        me.ss
+        me.tz
+        me.uk
+        me.us
+        med
+        med.br
+        med.ec
+        med.ee
+        med.ht
+        med.ly
+        med.om
+        med.pa
+        med.pl
+        med.pro
+        med.sa
+        med.sd
+        medecin.fr
+        medecin.km
+        media
+        media.aero
+        media.hu
+        media.pl
+        media.strapiapp.com
+        mediatech.by
+        mediatech.dev
+        medicina.bo
+        medio-campidano.it
+        mediocampidano.it
+        medusajs.app
+        meet
+        meguro.tokyo.jp
+        mein-iserv.de
+        meinforum.net
+        meiwa.gunma.jp
+        meiwa.mie.jp
+        mel.cloudlets.com.au
+        meland.no
+        melbourne
+        meldal.no
+        melhus.no
+        meloy.no
+        members.linode.com
+        meme
+        memorial
+        memset.net
+        men
+        menu
+        meraker.no
+        merck
+        merckmsd
+        merseine.nu
+        messerli.app
+        messina.it
+        messwithdns.com
+        meteorapp.com
+        mex.com
+        mexicocentral-01.azurewebsites.net
+        mg
+        mg.gov.br
+        mg.leg.br
+        mgdb.fr-par.scw.cloud
+        mgdb.nl-ams.scw.cloud
+        mgdb.pl-waw.scw.cloud
+        mh
+        mi.it
+        mi.th
+        mi.us
+        miami
+        miasa.nagano.jp
+        miasta.pl
+        mibu.tochigi.jp
+        microlight.aero
+        microsoft
+        midori.chiba.jp
+        midori.gunma.jp
+        midsund.no
+        midtre-gauldal.no
+        mie.jp
+        mielec.pl
+        mielno.pl
+        mifune.kumamoto.jp
+        mihama.aichi.jp
+        mihama.chiba.jp
+        mihama.fukui.jp
+        mihama.mie.jp
+        mihama.wakayama.jp
+        mihara.hiroshima.jp
+        mihara.kochi.jp
+        miharu.fukushima.jp
+        miho.ibaraki.jp
+        mikasa.hokkaido.jp
+        mikawa.yamagata.jp
+        miki.hyogo.jp
+        mil
+        mil.ac
+        mil.ae
+        mil.al
+        mil.ar
+        mil.az
+        mil.ba
+        mil.bd
+        mil.bo
+        mil.br
+        mil.by
+        mil.cl
+        mil.cn
+        mil.co
+        mil.cy
+        mil.do
+        mil.ec
+        mil.eg
+        mil.fj
+        mil.gh
+        mil.gt
+        mil.hn
+        mil.id
+        mil.in
+        mil.io
+        mil.iq
+        mil.jo
+        mil.kg
+        mil.km
+        mil.kr
+        mil.kz
+        mil.lv
+        mil.mg
+        mil.mv
+        mil.my
+        mil.mz
+        mil.ng
+        mil.ni
+        mil.no
+        mil.nz
+        mil.pe
+        mil.ph
+        mil.pl
+        mil.py
+        mil.qa
+        mil.ru
+        mil.rw
+        mil.sh
+        mil.st
+        mil.sy
+        mil.tj
+        mil.tm
+        mil.to
+        mil.tr
+        mil.tt
+        mil.tw
+        mil.tz
+        mil.ug
+        mil.uy
+        mil.vc
+        mil.ve
+        mil.ye
+        mil.za
+        mil.zm
+        mil.zw
+        milan.it
+        milano.it
+        mima.tokushima.jp
+        mimata.miyazaki.jp
+        mimoza.jp
+        minakami.gunma.jp
+        minamata.kumamoto.jp
+        minami-alps.yamanashi.jp
+        minami.fukuoka.jp
+        minami.kyoto.jp
+        minami.tokushima.jp
+        minamiaiki.nagano.jp
+        minamiashigara.kanagawa.jp
+        minamiawaji.hyogo.jp
+        minamiboso.chiba.jp
+        minamidaito.okinawa.jp
+        minamiechizen.fukui.jp
+        minamifurano.hokkaido.jp
+        minamiise.mie.jp
+        minamiizu.shizuoka.jp
+        minamimaki.nagano.jp
+        minamiminowa.nagano.jp
+        minamioguni.kumamoto.jp
+        minamisanriku.miyagi.jp
+        minamitane.kagoshima.jp
+        minamiuonuma.niigata.jp
+        minamiyamashiro.kyoto.jp
+        minano.saitama.jp
+        minato.osaka.jp
+        minato.tokyo.jp
+        mincom.tn
+        mine.nu
+        mini
+        miniserver.com
+        minisite.ms
+        mino.gifu.jp
+        minobu.yamanashi.jp
+        minoh.osaka.jp
+        minokamo.gifu.jp
+        minowa.nagano.jp
+        mint
+        mints.ne.jp
+        mircloud.host
+        mircloud.ru
+        mircloud.us
+        miren.app
+        miren.systems
+        misaki.okayama.jp
+        misaki.osaka.jp
+        misasa.tottori.jp
+        misato.akita.jp
+        misato.miyagi.jp
+        misato.saitama.jp
+        misato.shimane.jp
+        misato.wakayama.jp
+        misawa.aomori.jp
+        misconfused.org
+        mishima.fukushima.jp
+        mishima.shizuoka.jp
+        misugi.mie.jp
+        mit
+        mitaka.tokyo.jp
+        mitake.gifu.jp
+        mitane.akita.jp
+        mito.ibaraki.jp
+        mitou.yamaguchi.jp
+        mitoyo.kagawa.jp
+        mitsubishi
+        mitsue.nara.jp
+        mitsuke.niigata.jp
+        mittwald.info
+        mittwaldserver.info
+        miura.kanagawa.jp
+        miyada.nagano.jp
+        miyagi.jp
+        miyake.nara.jp
+        miyako.fukuoka.jp
+        miyako.iwate.jp
+        miyakonojo.miyazaki.jp
+        miyama.fukuoka.jp
+        miyama.mie.jp
+        miyashiro.saitama.jp
+        miyawaka.fukuoka.jp
+        miyazaki.jp
+        miyazaki.miyazaki.jp
+        miyazu.kyoto.jp
+        miyoshi.aichi.jp
+        miyoshi.hiroshima.jp
+        miyoshi.saitama.jp
+        miyoshi.tokushima.jp
+        miyota.nagano.jp
+        mizuho.tokyo.jp
+        mizumaki.fukuoka.jp
+        mizunami.gifu.jp
+        mizusawa.iwate.jp
+        mjondalen.no
+        mk
+        mk.eu.org
+        mk.ua
+        mkm.fan
+        mktg.ec
+        ml
+        mlb
+        mlbfan.org
+        mls
+        mma
+        mmafan.biz
+        mmv.kr
+        mn
+        mn.it
+        mn.us
+        mo
+        mo-i-rana.no
+        mo-siemens.io
+        mo.cn
+        mo.it
+        mo.us
+        moareke.no
+        mobara.chiba.jp
+        mobi
+        mobi.gp
+        mobi.ke
+        mobi.ng
+        mobi.tz
+        mobile
+        mocha-sandbox.dev
+        mocha.app
+        mochausercontent.com
+        mochizuki.nagano.jp
+        mock.pstmn.io
+        mod.gi
+        moda
+        modalen.no
+        modelling.aero
+        modelscape.com
+        modena.it
+        mods.jp
+        modum.no
+        modx.dev
+        moe
+        moi
+        moka.tochigi.jp
+        mokuren.ne.jp
+        mol.it
+        molde.no
+        molise.it
+        mom
+        mombetsu.hokkaido.jp
+        mon.ec
+        monash
+        mond.jp
+        money
+        money.bj
+        mongolian.jp
+        monster
+        monza-brianza.it
+        monza-e-della-brianza.it
+        monza.it
+        monzabrianza.it
+        monzaebrianza.it
+        monzaedellabrianza.it
+        moo.jp
+        moonscale.net
+        mordovia.ru
+        mordovia.su
+        morena.br
+        moriguchi.osaka.jp
+        morimachi.shizuoka.jp
+        morioka.iwate.jp
+        moriya.ibaraki.jp
+        moriyama.shiga.jp
+        moriyoshi.akita.jp
+        mormon
+        morotsuka.miyazaki.jp
+        moroyama.saitama.jp
+        mortgage
+        moscow
+        moseushi.hokkaido.jp
+        mosjoen.no
+        moskenes.no
+        moss.no
+        motegi.tochigi.jp
+        moto
+        motobu.okinawa.jp
+        motorcycles
+        motosu.gifu.jp
+        motoyama.kochi.jp
+        mov
+        movie
+        movimiento.bo
+        mp
+        mp.br
+        mq
+        mr
+        mr.no
+        mragowo.pl
+        mrap.accesspoint.s3-global.amazonaws.com
+        ms
+        ms.fun
+        ms.gov.br
+        ms.it
+        ms.kr
+        ms.leg.br
+        ms.show
+        ms.us
+        msd
+        msk.ru
+        msk.su
+        mt
+        mt.eu.org
+        mt.gov.br
+        mt.it
+        mt.leg.br
+        mt.us
+        mtn
+        mtr
+        mu
+        mugi.tokushima.jp
+        muika.niigata.jp
+        mukawa.hokkaido.jp
+        muko.kyoto.jp
+        munakata.fukuoka.jp
+        muni.il
+        muosat.no
+        mup.gov.pl
+        murakami.niigata.jp
+        murata.miyagi.jp
+        murayama.yamagata.jp
+        murmansk.su
+        muroran.hokkaido.jp
+        muroto.kochi.jp
+        mus.br
+        mus.mi.us
+        musashimurayama.tokyo.jp
+        musashino.tokyo.jp
+        museum
+        museum.mv
+        museum.no
+        museum.om
+        music
+        musica.ar
+        musica.bo
+        musician.io
+        mutsu.aomori.jp
+        mutsuzawa.chiba.jp
+        mutual.ar
+        mv
+        mw
+        mw.gov.pl
+        mwcloudnonprod.com
+        mx
+        my
+        my-firewall.org
+        my-gateway.de
+        my-router.de
+        my.at
+        my.be
+        my.canva.site
+        my.canvasite.cn
+        my.de
+        my.eu.org
+        my.id
+        myactivedirectory.com
+        myaddr.dev
+        myaddr.io
+        myaddr.tools
+        myamaze.net
+        myasustor.com
+        mybox.company
+        mybox.me
+        mybox.page
+        mycloudnas.com
+        mydatto.com
+        mydatto.net
+        mydbserver.com
+        myddns.rocks
+        mydissent.net
+        mydns.bz
+        mydns.jp
+        mydns.tw
+        mydns.vc
+        mydobiss.com
+        myds.me
+        myeffect.net
+        myfast.host
+        myfast.space
+        myfirewall.org
+        myforum.community
+        myfritz.link
+        myfritz.net
+        myftp.biz
+        myftp.org
+        mygov.scot
+        myhome-server.de
+        myiphost.com
+        myjino.ru
+        mykolaiv.ua
+        mymailer.com.tw
+        mymediapc.net
+        mynascloud.com
+        myoko.niigata.jp
+        mypep.link
+        mypets.ws
+        myphotos.cc
+        mypi.co
+        mypsx.net
+        myqnapcloud.cn
+        myqnapcloud.com
+        myradweb.net
+        myrdbx.io
+        mysecuritycamera.com
+        mysecuritycamera.net
+        mysecuritycamera.org
+        myshopblocks.com
+        myshopify.com
+        myspreadshop.at
+        myspreadshop.be
+        myspreadshop.ca
+        myspreadshop.ch
+        myspreadshop.co.uk
+        myspreadshop.com
+        myspreadshop.com.au
+        myspreadshop.de
+        myspreadshop.dk
+        myspreadshop.es
+        myspreadshop.fi
+        myspreadshop.fr
+        myspreadshop.ie
+        myspreadshop.it
+        myspreadshop.net
+        myspreadshop.nl
+        myspreadshop.no
+        myspreadshop.pl
+        myspreadshop.se
+        mysynology.net
+        mytabit.co.il
+        mytabit.com
+        mytis.ru
+        mytuleap.com
+        myvnc.com
+        mywire.org
+        mz
+        n.bg
+        n.se
+        na
+        na.it
+        na4u.ru
+        naamesjevuemie.no
+        nab
+        nabari.mie.jp
+        nachikatsuura.wakayama.jp
+        nagahama.shiga.jp
+        nagai.yamagata.jp
+        nagano.jp
+        nagano.nagano.jp
+        naganohara.gunma.jp
+        nagaoka.niigata.jp
+        nagaokakyo.kyoto.jp
+        nagara.chiba.jp
+        nagareyama.chiba.jp
+        nagasaki.jp
+        nagasaki.nagasaki.jp
+        nagasu.kumamoto.jp
+        nagato.yamaguchi.jp
+        nagatoro.saitama.jp
+        nagawa.nagano.jp
+        nagi.okayama.jp
+        nagiso.nagano.jp
+        nago.okinawa.jp
+        nagoya
+        naha.okinawa.jp
+        nahari.kochi.jp
+        naie.hokkaido.jp
+        naka.hiroshima.jp
+        naka.ibaraki.jp
+        nakadomari.aomori.jp
+        nakagawa.fukuoka.jp
+        nakagawa.hokkaido.jp
+        nakagawa.nagano.jp
+        nakagawa.tokushima.jp
+        nakagusuku.okinawa.jp
+        nakagyo.kyoto.jp
+        nakai.kanagawa.jp
+        nakama.fukuoka.jp
+        nakamichi.yamanashi.jp
+        nakamura.kochi.jp
+        nakaniikawa.toyama.jp
+        nakano.nagano.jp
+        nakano.tokyo.jp
+        nakanojo.gunma.jp
+        nakanoto.ishikawa.jp
+        nakasatsunai.hokkaido.jp
+        nakatane.kagoshima.jp
+        nakatombetsu.hokkaido.jp
+        nakatsugawa.gifu.jp
+        nakayama.yamagata.jp
+        nakijin.okinawa.jp
+        naklo.pl
+        nalchik.ru
+        nalchik.su
+        namaste.jp
+        namdalseid.no
+        namdinh.vn
+        name
+        name.az
+        name.eg
+        name.et
+        name.fj
+        name.hr
+        name.mk
+        name.mv
+        name.my
+        name.ng
+        name.pm
+        name.pr
+        name.qa
+        name.tj
+        name.tr
+        name.tt
+        name.vn
+        namegata.ibaraki.jp
+        namegawa.saitama.jp
+        namerikawa.toyama.jp
+        namie.fukushima.jp
+        namikata.ehime.jp
+        namsos.no
+        namsskogan.no
+        nanae.hokkaido.jp
+        nanao.ishikawa.jp
+        nanbu.tottori.jp
+        nanbu.yamanashi.jp
+        nango.fukushima.jp
+        nanjo.okinawa.jp
+        nankoku.kochi.jp
+        nanmoku.gunma.jp
+        nannestad.no
+        nanporo.hokkaido.jp
+        nantan.kyoto.jp
+        nanto.toyama.jp
+        nanyo.yamagata.jp
+        naoshima.kagawa.jp
+        naples.it
+        napoli.it
+        nara.jp
+        nara.nara.jp
+        narashino.chiba.jp
+        narita.chiba.jp
+        naroy.no
+        narusawa.yamanashi.jp
+        naruto.tokushima.jp
+        narviika.no
+        narvik.no
+        nasu.tochigi.jp
+        nasushiobara.tochigi.jp
+        nat.cu
+        nat.tn
+        natal.br
+        natori.miyagi.jp
+        natural.bo
+        naturbruksgymn.se
+        naustdal.no
+        navigation.aero
+        navoi.su
+        navuotna.no
+        navy
+        nayoro.hokkaido.jp
+        nb.ca
+        nba
+        nc
+        nc.tr
+        nc.us
+        nd.us
+        ne
+        ne.jp
+        ne.ke
+        ne.kr
+        ne.tz
+        ne.ug
+        ne.us
+        neat-url.com
+        nec
+        nedre-eiker.no
+        needle.run
+        nemuro.hokkaido.jp
+        nerdpol.ovh
+        nerima.tokyo.jp
+        nes.akershus.no
+        nes.buskerud.no
+        nesna.no
+        nesodden.no
+        nesoddtangen.no
+        nesseby.no
+        nesset.no
+        net
+        net-freaks.com
+        net.ac
+        net.ae
+        net.af
+        net.ag
+        net.ai
+        net.al
+        net.am
+        net.ar
+        net.au
+        net.az
+        net.ba
+        net.bb
+        net.bd
+        net.bh
+        net.bj
+        net.bm
+        net.bn
+        net.bo
+        net.br
+        net.bs
+        net.bt
+        net.bw
+        net.bz
+        net.ci
+        net.cm
+        net.cn
+        net.co
+        net.cu
+        net.cv
+        net.cw
+        net.cy
+        net.dm
+        net.do
+        net.dz
+        net.ec
+        net.eg
+        net.et
+        net.eu.org
+        net.fj
+        net.fm
+        net.ge
+        net.gg
+        net.gh
+        net.gl
+        net.gn
+        net.gp
+        net.gr
+        net.gt
+        net.gu
+        net.gy
+        net.hk
+        net.hn
+        net.ht
+        net.id
+        net.il
+        net.im
+        net.in
+        net.io
+        net.iq
+        net.ir
+        net.je
+        net.jo
+        net.kg
+        net.kh
+        net.ki
+        net.kn
+        net.kw
+        net.ky
+        net.kz
+        net.la
+        net.lb
+        net.lc
+        net.lk
+        net.lr
+        net.ls
+        net.lv
+        net.ly
+        net.ma
+        net.me
+        net.mk
+        net.ml
+        net.mo
+        net.ms
+        net.mt
+        net.mu
+        net.mv
+        net.mw
+        net.mx
+        net.my
+        net.mz
+        net.na
+        net.nf
+        net.ng
+        net.ni
+        net.nr
+        net.nz
+        net.om
+        net.pa
+        net.pe
+        net.ph
+        net.pk
+        net.pl
+        net.pn
+        net.pr
+        net.ps
+        net.pt
+        net.py
+        net.qa
+        net.ru
+        net.rw
+        net.sa
+        net.sb
+        net.sc
+        net.sd
+        net.sg
+        net.sh
+        net.sl
+        net.so
+        net.ss
+        net.st
+        net.sy
+        net.th
+        net.tj
+        net.tm
+        net.tn
+        net.to
+        net.tr
+        net.tt
+        net.tw
+        net.ua
+        net.uk
+        net.uy
+        net.uz
+        net.vc
+        net.ve
+        net.vi
+        net.vn
+        net.vu
+        net.ws
+        net.ye
+        net.za
+        net.zm
+        netbank
+        netflix
+        netgamers.jp
+        netlib.re
+        netlify.app
+        nett.to
+        network
+        neustar
+        new
+        news
+        news.hu
+        newzealandnorth-01.azurewebsites.net
+        next
+        nextdirect
+        nexus
+        neyagawa.osaka.jp
+        nf
+        nf.ca
+        nfl
+        nflfan.org
+        nfshost.com
+        ng
+        ng.eu.org
+        nghean.vn
+        ngo
+        ngo.lk
+        ngo.ng
+        ngo.ph
+        ngo.us
+        ngo.za
+        ngrok-free.app
+        ngrok-free.dev
+        ngrok.app
+        ngrok.dev
+        ngrok.io
+        ngrok.pizza
+        ngrok.pro
+        nh-serv.co.uk
+        nh.us
+        nhk
+        nhlfan.net
+        nhs.uk
+        ni
+        nic.in
+        nic.tj
+        nic.za
+        nichinan.miyazaki.jp
+        nichinan.tottori.jp
+        nico
+        nieruchomosci.pl
+        niigata.jp
+        niigata.niigata.jp
+        niihama.ehime.jp
+        niikappu.hokkaido.jp
+        niimi.okayama.jp
+        niiza.saitama.jp
+        nikaho.akita.jp
+        nike
+        niki.hokkaido.jp
+        nikita.jp
+        nikko.tochigi.jp
+        nikolaev.ua
+        nikon
+        nimsite.uk
+        ninhbinh.vn
+        ninhthuan.vn
+        ninja
+        ninohe.iwate.jp
+        ninomiya.kanagawa.jp
+        nirasaki.yamanashi.jp
+        nis.za
+        nishi.fukuoka.jp
+        nishi.osaka.jp
+        nishiaizu.fukushima.jp
+        nishiarita.saga.jp
+        nishiawakura.okayama.jp
+        nishiazai.shiga.jp
+        nishigo.fukushima.jp
+        nishihara.kumamoto.jp
+        nishihara.okinawa.jp
+        nishiizu.shizuoka.jp
+        nishikata.tochigi.jp
+        nishikatsura.yamanashi.jp
+        nishikawa.yamagata.jp
+        nishimera.miyazaki.jp
+        nishinomiya.hyogo.jp
+        nishinoomote.kagoshima.jp
+        nishinoshima.shimane.jp
+        nishio.aichi.jp
+        nishiokoppe.hokkaido.jp
+        nishitosa.kochi.jp
+        nishiwaki.hyogo.jp
+        nissan
+        nissay
+        nissedal.no
+        nisshin.aichi.jp
+        niteroi.br
+        nittedal.no
+        niyodogawa.kochi.jp
+        nj.us
+        njs.jelastic.vps-host.net
+        nl
+        nl-ams-1.baremetal.scw.cloud
+        nl.ca
+        nl.eu.org
+        nl.no
+        nm.cn
+        nm.us
+        no
+        no-ip.biz
+        no-ip.ca
+        no-ip.co.uk
+        no-ip.info
+        no-ip.net
+        no-ip.org
+        no.eu.org
+        no.it
+        nobeoka.miyazaki.jp
+        noboribetsu.hokkaido.jp
+        nobushi.jp
+        noda.chiba.jp
+        noda.iwate.jp
+        nodes.k8s.fr-par.scw.cloud
+        nodes.k8s.nl-ams.scw.cloud
+        nodes.k8s.pl-waw.scw.cloud
+        nog.community
+        nogata.fukuoka.jp
+        nogi.tochigi.jp
+        noheji.aomori.jp
+        noho.st
+        nohost.me
+        noip.me
+        noip.us
+        nokia
+        nom.ag
+        nom.co
+        nom.es
+        nom.fr
+        nom.io
+        nom.km
+        nom.mg
+        nom.nc
+        nom.ni
+        nom.pa
+        nom.pe
+        nom.pl
+        nom.ro
+        nom.tm
+        nom.ve
+        nom.za
+        nombre.bo
+        nome.cv
+        nome.pt
+        nomi.ishikawa.jp
+        nonoichi.ishikawa.jp
+        noop.app
+        noor.jp
+        nord-aurdal.no
+        nord-fron.no
+        nord-odal.no
+        norddal.no
+        nordeste-idc.saveincloud.net
+        nordkapp.no
+        nordre-land.no
+        nordreisa.no
+        nore-og-uvdal.no
+        north-kazakhstan.su
+        northcentralus-01.azurewebsites.net
+        northcentralusstage-01.azurewebsites.net
+        northeastus5-01.azurewebsites.net
+        northeurope-01.azurewebsites.net
+        norton
+        norwayeast-01.azurewebsites.net
+        norwaywest-01.azurewebsites.net
+        nose.osaka.jp
+        nosegawa.nara.jp
+        noshiro.akita.jp
+        not.br
+        notaires.fr
+        notaires.km
+        notebook-fips.ca-central-1.sagemaker.aws
+        notebook-fips.ca-west-1.sagemaker.aws
+        notebook-fips.us-east-1.sagemaker.aws
+        notebook-fips.us-east-2.sagemaker.aws
+        notebook-fips.us-gov-east-1.sagemaker.aws
+        notebook-fips.us-gov-west-1.sagemaker.aws
+        notebook-fips.us-west-1.sagemaker.aws
+        notebook-fips.us-west-2.sagemaker.aws
+        notebook.af-south-1.sagemaker.aws
+        notebook.ap-east-1.sagemaker.aws
+        notebook.ap-northeast-1.sagemaker.aws
+        notebook.ap-northeast-2.sagemaker.aws
+        notebook.ap-northeast-3.sagemaker.aws
+        notebook.ap-south-1.sagemaker.aws
+        notebook.ap-south-2.sagemaker.aws
+        notebook.ap-southeast-1.sagemaker.aws
+        notebook.ap-southeast-2.sagemaker.aws
+        notebook.ap-southeast-3.sagemaker.aws
+        notebook.ap-southeast-4.sagemaker.aws
+        notebook.ca-central-1.sagemaker.aws
+        notebook.ca-west-1.sagemaker.aws
+        notebook.cn-north-1.sagemaker.com.cn
+        notebook.cn-northwest-1.sagemaker.com.cn
+        notebook.eu-central-1.sagemaker.aws
+        notebook.eu-central-2.sagemaker.aws
+        notebook.eu-north-1.sagemaker.aws
+        notebook.eu-south-1.sagemaker.aws
+        notebook.eu-south-2.sagemaker.aws
+        notebook.eu-west-1.sagemaker.aws
+        notebook.eu-west-2.sagemaker.aws
+        notebook.eu-west-3.sagemaker.aws
+        notebook.il-central-1.sagemaker.aws
+        notebook.me-central-1.sagemaker.aws
+        notebook.me-south-1.sagemaker.aws
+        notebook.sa-east-1.sagemaker.aws
+        notebook.us-east-1.sagemaker.aws
+        notebook.us-east-2.sagemaker.aws
+        notebook.us-gov-east-1.sagemaker.aws
+        notebook.us-gov-west-1.sagemaker.aws
+        notebook.us-west-1.sagemaker.aws
+        notebook.us-west-2.sagemaker.aws
+        noticeable.news
+        noticias.bo
+        notion.site
+        noto.ishikawa.jp
+        notodden.no
+        notogawa.shiga.jp
+        notteroy.no
+        nov.ru
+        nov.su
+        novara.it
+        novecore.site
+        now
+        now-dns.net
+        now-dns.org
+        now.sh
+        nowaruda.pl
+        nowruz
+        nowtv
+        nozawaonsen.nagano.jp
+        nr
+        nra
+        nrw
+        ns.ca
+        nsn.us
+        nsupdate.info
+        nsw.au
+        nsw.edu.au
+        nt.au
+        nt.ca
+        nt.edu.au
+        nt.no
+        nt.ro
+        ntdll.top
+        ntr.br
+        ntr.ec
+        ntt
+        nu
+        nu.ca
+        nu.it
+        numata.gunma.jp
+        numata.hokkaido.jp
+        numazu.shizuoka.jp
+        nuoro.it
+        nv.us
+        nx.cn
+        nx.gw
+        ny-1.paas.massivegrid.net
+        ny-2.paas.massivegrid.net
+        ny.us
+        nyanta.jp
+        nyat.app
+        nyc
+        nyc.mn
+        nysa.pl
+        nyuzen.toyama.jp
+        nz
+        nz.basketball
+        nz.eu.org
+        o.bg
+        o.se
+        o0o0.jp
+        o365.cloud.nospamproxy.com
+        oamishirasato.chiba.jp
+        oarai.ibaraki.jp
+        obama.fukui.jp
+        obama.nagasaki.jp
+        obanazawa.yamagata.jp
+        obi
+        obihiro.hokkaido.jp
+        obira.hokkaido.jp
+        obj.ag
+        objects.lp.dev
+        objects.lpg.cloudscale.ch
+        objects.rma.cloudscale.ch
+        obninsk.su
+        observablehq.cloud
+        observer
+        obu.aichi.jp
+        obuse.nagano.jp
+        ocelot.mythic-beasts.com
+        ochi.kochi.jp
+        od.ua
+        odate.akita.jp
+        odawara.kanagawa.jp
+        odda.no
+        odesa.ua
+        odessa.ua
+        odo.br
+        odont.ec
+        oe.yamagata.jp
+        of.by
+        of.je
+        of.no
+        off.ai
+        office
+        office-on-the.net
+        official.academy
+        official.ec
+        ofunato.iwate.jp
+        og.ao
+        og.it
+        oga.akita.jp
+        ogaki.gifu.jp
+        ogano.saitama.jp
+        ogasawara.tokyo.jp
+        ogata.akita.jp
+        ogawa.ibaraki.jp
+        ogawa.nagano.jp
+        ogawa.saitama.jp
+        ogawara.miyagi.jp
+        ogi.saga.jp
+        ogimi.okinawa.jp
+        ogliastra.it
+        ogori.fukuoka.jp
+        ogose.saitama.jp
+        oguchi.aichi.jp
+        oguni.kumamoto.jp
+        oguni.yamagata.jp
+        oh.us
+        oharu.aichi.jp
+        ohda.shimane.jp
+        ohi.fukui.jp
+        ohira.miyagi.jp
+        ohira.tochigi.jp
+        ohkura.yamagata.jp
+        ohtawara.tochigi.jp
+        oi.kanagawa.jp
+        oia.gov.pl
+        oirase.aomori.jp
+        oirm.gov.pl
+        oishida.yamagata.jp
+        oiso.kanagawa.jp
+        oita.jp
+        oita.oita.jp
+        oizumi.gunma.jp
+        oji.nara.jp
+        ojiya.niigata.jp
+        ok.us
+        okagaki.fukuoka.jp
+        okawa.fukuoka.jp
+        okawa.kochi.jp
+        okaya.nagano.jp
+        okayama.jp
+        okayama.okayama.jp
+        okazaki.aichi.jp
+        oke.gov.pl
+        okegawa.saitama.jp
+        oketo.hokkaido.jp
+        oki.fukuoka.jp
+        okinawa
+        okinawa.jp
+        okinawa.okinawa.jp
+        okinoshima.shimane.jp
+        okoppe.hokkaido.jp
+        oksnes.no
+        okuizumo.shimane.jp
+        okuma.fukushima.jp
+        okutama.tokyo.jp
+        ol.no
+        olawa.pl
+        olayan
+        olayangroup
+        olbia-tempio.it
+        olbiatempio.it
+        olecko.pl
+        olkusz.pl
+        ollo
+        olsztyn.pl
+        olympia.wa.us
+        om
+        omachi.nagano.jp
+        omachi.saga.jp
+        omaezaki.shizuoka.jp
+        omasvuotna.no
+        ome.tokyo.jp
+        omega
+        omg.lol
+        omi.nagano.jp
+        omi.niigata.jp
+        omigawa.chiba.jp
+        omihachiman.shiga.jp
+        omitama.ibaraki.jp
+        omiya.saitama.jp
+        omniwe.site
+        omotego.fukushima.jp
+        omura.nagasaki.jp
+        omuta.fukuoka.jp
+        on-aptible.com
+        on-fleek.app
+        on-forge.com
+        on-the-web.tv
+        on-vapor.com
+        on-web.fr
+        on.biz.ng
+        on.ca
+        on.expo.app
+        on.staging.expo.app
+        onagawa.miyagi.jp
+        oncilla.mythic-beasts.com
+        ondigitalocean.app
+        one
+        ong
+        ong.br
+        onga.fukuoka.jp
+        onhercules.app
+        onid.ca
+        oninferno.net
+        onion
+        onjuku.chiba.jp
+        onl
+        online
+        online-server.cloud
+        online.ge
+        online.th
+        onna.okinawa.jp
+        ono.fukui.jp
+        ono.fukushima.jp
+        ono.hyogo.jp
+        onojo.fukuoka.jp
+        onomichi.hiroshima.jp
+        onporter.run
+        onrender.com
+        onthewifi.com
+        onza.mythic-beasts.com
+        ooguy.com
+        ookuwa.nagano.jp
+        ooo
+        oops.jp
+        ooshika.nagano.jp
+        oow.gov.pl
+        opal.ne.jp
+        open
+        opencloud.me
+        opencraft.hosting
+        opensocial.site
+        opentunnel.xyz
+        operaunite.com
+        opik.net
+        opoczno.pl
+        opole.pl
+        oppdal.no
+        oppegard.no
+        or.at
+        or.bi
+        or.ci
+        or.cr
+        or.id
+        or.it
+        or.jp
+        or.ke
+        or.kr
+        or.mu
+        or.th
+        or.tz
+        or.ug
+        or.us
+        ora.gunma.jp
+        oracle
+        orange
+        orangecloud.tn
+        org
+        org.ac
+        org.ae
+        org.af
+        org.ag
+        org.ai
+        org.al
+        org.am
+        org.ao
+        org.ar
+        org.au
+        org.az
+        org.ba
+        org.bb
+        org.bd
+        org.bh
+        org.bi
+        org.bj
+        org.bm
+        org.bn
+        org.bo
+        org.br
+        org.bs
+        org.bt
+        org.bw
+        org.bz
+        org.ci
+        org.cn
+        org.co
+        org.cu
+        org.cv
+        org.cw
+        org.cy
+        org.dm
+        org.do
+        org.dz
+        org.ec
+        org.ee
+        org.eg
+        org.es
+        org.et
+        org.fj
+        org.fm
+        org.ge
+        org.gg
+        org.gh
+        org.gi
+        org.gl
+        org.gn
+        org.gp
+        org.gr
+        org.gt
+        org.gu
+        org.gy
+        org.hk
+        org.hn
+        org.ht
+        org.hu
+        org.il
+        org.im
+        org.in
+        org.io
+        org.iq
+        org.ir
+        org.je
+        org.jo
+        org.kg
+        org.kh
+        org.ki
+        org.km
+        org.kn
+        org.kp
+        org.kw
+        org.ky
+        org.kz
+        org.la
+        org.lb
+        org.lc
+        org.lk
+        org.lr
+        org.ls
+        org.lv
+        org.ly
+        org.ma
+        org.me
+        org.mg
+        org.mk
+        org.ml
+        org.mn
+        org.mo
+        org.ms
+        org.mt
+        org.mu
+        org.mv
+        org.mw
+        org.mx
+        org.my
+        org.mz
+        org.na
+        org.ng
+        org.ni
+        org.nr
+        org.nz
+        org.om
+        org.pa
+        org.pe
+        org.pf
+        org.ph
+        org.pk
+        org.pl
+        org.pn
+        org.pr
+        org.ps
+        org.pt
+        org.py
+        org.qa
+        org.ro
+        org.rs
+        org.ru
+        org.rw
+        org.sa
+        org.sb
+        org.sc
+        org.scot
+        org.sd
+        org.se
+        org.sg
+        org.sh
+        org.sk
+        org.sl
+        org.sn
+        org.so
+        org.ss
+        org.st
+        org.sv
+        org.sy
+        org.sz
+        org.tj
+        org.tm
+        org.tn
+        org.to
+        org.tr
+        org.tt
+        org.tw
+        org.ua
+        org.ug
+        org.uk
+        org.uy
+        org.uz
+        org.vc
+        org.ve
+        org.vi
+        org.vn
+        org.vu
+        org.ws
+        org.ye
+        org.yt
+        org.za
+        org.zm
+        org.zw
+        organic
+        origins
+        oristano.it
+        orkanger.no
+        orkdal.no
+        orland.no
+        orsites.com
+        orskog.no
+        orsta.no
+        orx.biz
+        os.hedmark.no
+        os.hordaland.no
+        osaka
+        osaka.jp
+        osakasayama.osaka.jp
+        osaki.miyagi.jp
+        osakikamijima.hiroshima.jp
+        osasco.br
+        oschr.gov.pl
+        osen.no
+        oseto.nagasaki.jp
+        oshima.tokyo.jp
+        oshima.yamaguchi.jp
+        oshino.yamanashi.jp
+        oshu.iwate.jp
+        oslo.no
+        osoyro.no
+        osteroy.no
+        ostre-toten.no
+        ostroda.pl
+        ostroleka.pl
+        ostrowiec.pl
+        ostrowwlkp.pl
+        ot.it
+        ota.gunma.jp
+        ota.tokyo.jp
+        otake.hiroshima.jp
+        otaki.chiba.jp
+        otaki.nagano.jp
+        otaki.saitama.jp
+        otama.fukushima.jp
+        otari.nagano.jp
+        otaru.hokkaido.jp
+        ote.bj
+        other.nf
+        oto.fukuoka.jp
+        otobe.hokkaido.jp
+        otofuke.hokkaido.jp
+        otoineppu.hokkaido.jp
+        otoyo.kochi.jp
+        otsu.shiga.jp
+        otsuchi.iwate.jp
+        otsuka
+        otsuki.kochi.jp
+        otsuki.yamanashi.jp
+        ott
+        ouchi.saga.jp
+        ouda.nara.jp
+        oum.gov.pl
+        oumu.hokkaido.jp
+        outsystemscloud.com
+        overhalla.no
+        ovh
+        ovre-eiker.no
+        owani.aomori.jp
+        owariasahi.aichi.jp
+        own.pm
+        ownip.net
+        ownprovider.com
+        ox.rs
+        oxa.cloud
+        oy.lc
+        oyabe.toyama.jp
+        oyama.tochigi.jp
+        oyamazaki.kyoto.jp
+        oyer.no
+        oygarden.no
+        oyodo.nara.jp
+        oystre-slidre.no
+        oz.au
+        ozora.hokkaido.jp
+        ozu.ehime.jp
+        ozu.kumamoto.jp
+        p.bg
+        p.se
+        p.tawk.email
+        p.tawkto.email
+        pa
+        pa.gov.br
+        pa.gov.pl
+        pa.it
+        pa.leg.br
+        pa.us
+        paas.beebyte.io
+        paas.hosted-by-previder.com
+        paas.massivegrid.com
+        pabianice.pl
+        padova.it
+        padua.it
+        page
+        pages-research.it.hs-heilbronn.de
+        pages.dev
+        pages.gay
+        pages.it.hs-heilbronn.de
+        pages.torproject.net
+        pages.wiardweb.com
+        pagespeedmobilizer.com
+        palermo.it
+        palmas.br
+        panasonic
+        panel.dev
+        panel.gg
+        pantheonsite.io
+        parachuting.aero
+        paragliding.aero
+        parallel.jp
+        parasite.jp
+        paris
+        parliament.nz
+        parma.it
+        paroch.k12.ma.us
+        pars
+        parti.se
+        partners
+        parts
+        party
+        passenger-association.aero
+        patria.bo
+        pavia.it
+        pay
+        payload.dev
+        paynow.cx
+        pb.ao
+        pb.gov.br
+        pb.leg.br
+        pc.it
+        pc.pl
+        pccw
+        pd.it
+        pdns.page
+        pe
+        pe.ca
+        pe.gov.br
+        pe.it
+        pe.kr
+        pe.leg.br
+        pecori.jp
+        peewee.jp
+        penne.jp
+        penza.su
+        pepper.jp
+        per.jo
+        per.la
+        per.nf
+        perma.jp
+        perso.ht
+        perso.tn
+        perugia.it
+        pesaro-urbino.it
+        pesarourbino.it
+        pescara.it
+        pet
+        pf
+        pfizer
+        pg.in
+        pg.it
+        pgafan.net
+        pgfog.com
+        pgw.jp
+        ph
+        pharmacien.fr
+        pharmaciens.km
+        pharmacy
+        phd
+        phd.jo
+        philips
+        phone
+        photo
+        photography
+        photos
+        phutho.vn
+        phuyen.vn
+        phx.enscaled.us
+        physio
+        pi.gov.br
+        pi.it
+        pi.leg.br
+        piacenza.it
+        pics
+        pictet
+        pictures
+        pid
+        piebox.site
+        piedmont.it
+        piemonte.it
+        pigboat.jp
+        pila.pl
+        pilot.aero
+        pimienta.org
+        pin
+        pinb.gov.pl
+        ping
+        pink
+        pinoko.jp
+        pioneer
+        pippu.hokkaido.jp
+        pisa.it
+        pistoia.it
+        pisz.pl
+        pivohosting.com
+        piw.gov.pl
+        pixolino.com
+        pizza
+        pk
+        pl
+        pl.eu.org
+        pl.ua
+        place
+        platter-app.dev
+        play
+        playcode.site
+        playit.plus
+        playstation
+        playstation-cloud.com
+        plc.co.im
+        plc.ly
+        plc.ng
+        plc.uk
+        plesk.page
+        pleskns.com
+        pley.games
+        plo.ps
+        plock.pl
+        plumbing
+        plurinacional.bo
+        plus
+        pm
+        pmn.it
+        pn
+        pn.it
+        pnc
+        po.gov.pl
+        po.it
+        poa.br
+        podhale.pl
+        podlasie.pl
+        podzone.net
+        podzone.org
+        pohl
+        point2this.com
+        pointto.us
+        poivron.org
+        poker
+        pokrovsk.su
+        pol.dz
+        pol.ht
+        pol.tr
+        polandcentral-01.azurewebsites.net
+        police.uk
+        politica.bo
+        politie
+        polkowice.pl
+        poltava.ua
+        polyspace.com
+        pomorskie.pl
+        pomorze.pl
+        poniatowa.pl
+        ponpes.id
+        pordenone.it
+        porn
+        porsanger.no
+        porsangu.no
+        porsgrunn.no
+        port-angeles.wa.us
+        port-ludlow.wa.us
+        port-orchard.wa.us
+        port-townsend.wa.us
+        port.fr
+        post
+        post.in
+        postman-echo.com
+        potager.org
+        potenza.it
+        poulsbo.wa.us
+        powiat.pl
+        poznan.pl
+        pp.az
+        pp.ru
+        pp.se
+        pp.ua
+        ppg.br
+        pplx.app
+        pr
+        pr.gov.br
+        pr.gov.pl
+        pr.it
+        pr.leg.br
+        pr.ml
+        pr.us
+        prato.it
+        praxi
+        prd.fr
+        prd.km
+        prd.mg
+        prequalifyme.today
+        press
+        press.aero
+        press.cy
+        press.ma
+        press.se
+        presse.km
+        presse.ml
+        preview.csb.app
+        preview.emergentagent.com
+        preview.site
+        prg1-zerops.zone
+        pri.ee
+        prime
+        primetel.cloud
+        principe.st
+        priv.at
+        priv.hu
+        priv.instances.scw.cloud
+        priv.me
+        priv.no
+        priv.pl
+        privatizehealthinsurance.net
+        pro
+        pro.az
+        pro.br
+        pro.cy
+        pro.ec
+        pro.fj
+        pro.ht
+        pro.in
+        pro.mv
+        pro.om
+        pro.pr
+        pro.tt
+        pro.typeform.com
+        pro.vn
+        prochowice.pl
+        prod
+        production.aero
+        productions
+        prof
+        prof.ec
+        prof.pr
+        profesional.bo
+        progressive
+        project.space
+        promo
+        properties
+        property
+        protection
+        pru
+        prudential
+        pruszkow.pl
+        prvcy.page
+        prvw.eu
+        przeworsk.pl
+        ps
+        psc.br
+        psi.br
+        psic.ec
+        psiq.ec
+        psp.gov.pl
+        psse.gov.pl
+        pstmn.io
+        pt
+        pt.eu.org
+        pt.it
+        pu.it
+        pub
+        pub.ec
+        pub.instances.scw.cloud
+        pub.sa
+        publ.cv
+        publ.pt
+        public-inquiry.uk
+        pubtls.org
+        pueblo.bo
+        pug.it
+        puglia.it
+        pulawy.pl
+        punyu.jp
+        pup.gov.pl
+        pupu.jp
+        pussycat.jp
+        puter.app
+        puter.site
+        puter.work
+        pv.it
+        pvh.br
+        pvt.ge
+        pvt.k12.ma.us
+        pw
+        pwc
+        py
+        pya.jp
+        pyatigorsk.ru
+        pymnt.uk
+        pythonanywhere.com
+        pz.it
+        q.bg
+        qa
+        qa2.com
+        qatarcentral-01.azurewebsites.net
+        qbuser.com
+        qc.ca
+        qcx.io
+        qh.cn
+        qld.au
+        qld.edu.au
+        qld.gov.au
+        qoto.io
+        qpon
+        qsl.br
+        qualifioapp.com
+        quangbinh.vn
+        quangnam.vn
+        quangngai.vn
+        quangninh.vn
+        quangtri.vn
+        quebec
+        quest
+        quicksytes.com
+        quizzes.cx
+        qzz.io
+        r.bg
+        r.cdn77.net
+        r.se
+        r2.dev
+        ra.it
+        racing
+        rackmaze.com
+        rackmaze.net
+        rade.no
+        radio
+        radio.am
+        radio.br
+        radio.fm
+        radom.pl
+        radoy.no
+        raffleentry.org.uk
+        rag-cloud-ch.hosteur.com
+        rag-cloud.hosteur.com
+        ragusa.it
+        rahkkeravju.no
+        raholt.no
+        raindrop.jp
+        raisa.no
+        rakkestad.no
+        ralingen.no
+        rana.no
+        randaberg.no
+        rankoshi.hokkaido.jp
+        ranzan.saitama.jp
+        rar.ve
+        ras.ru
+        rauma.no
+        ravendb.cloud
+        ravendb.community
+        ravendb.run
+        ravenna.it
+        ravpage.co.il
+        rawa-maz.pl
+        rc.it
+        rdb.fr-par.scw.cloud
+        rdb.nl-ams.scw.cloud
+        rdb.pl-waw.scw.cloud
+        rdy.jp
+        re
+        re.it
+        re.kr
+        re.no
+        read
+        read-books.org
+        readmyblog.org
+        readthedocs-hosted.com
+        readthedocs.io
+        readymade.jp
+        realestate
+        realestate.pl
+        realm.cz
+        realtime.supabase.co
+        realtor
+        realty
+        rebun.hokkaido.jp
+        rec.br
+        rec.nf
+        rec.ro
+        rec.ve
+        recht.pro
+        recife.br
+        recipes
+        recreation.aero
+        red
+        red.sv
+        redirectme.net
+        redmond.wa.us
+        redumbrella
+        reg.dk
+        reggio-calabria.it
+        reggio-emilia.it
+        reggiocalabria.it
+        reggioemilia.it
+        rehab
+        reise
+        reisen
+        reit
+        reklam.hu
+        rel.ht
+        rel.pl
+        relay.evervault.app
+        relay.evervault.dev
+        reliance
+        remotewd.com
+        ren
+        rendalen.no
+        rennebu.no
+        rennesoy.no
+        rent
+        rentals
+        renton.wa.us
+        rep.br
+        rep.kp
+        repair
+        repbody.aero
+        repl.co
+        repl.run
+        replit.app
+        report
+        republican
+        res.aero
+        res.in
+        research.aero
+        researched.cx
+        reservd.com
+        reservd.dev.thingdust.io
+        reservd.disrec.thingdust.io
+        reservd.testing.thingdust.io
+        reserve-online.net
+        resindevice.io
+        resolve.bar
+        rest
+        restaurant
+        restaurant.bj
+        resto.bj
+        retool.app
+        review
+        reviews
+        revista.bo
+        rexroth
+        rg.it
+        rgr.jp
+        rhcloud.com
+        ri.it
+        ri.us
+        ribeirao.br
+        ric.jelastic.vps-host.net
+        rice-labs.com
+        rich
+        richardli
+        ricoh
+        rieti.it
+        rifu.miyagi.jp
+        riik.ee
+        rikubetsu.hokkaido.jp
+        rikuzentakata.iwate.jp
+        ril
+        rimini.it
+        rindal.no
+        ringebu.no
+        ringerike.no
+        ringsaker.no
+        rio
+        rio.br
+        rio.ec
+        riobranco.br
+        riopreto.br
+        rip
+        rishiri.hokkaido.jp
+        rishirifuji.hokkaido.jp
+        risor.no
+        rissa.no
+        ritto.shiga.jp
+        rivne.ua
+        rj.gov.br
+        rj.leg.br
+        rl.no
+        rm.it
+        rma.objectstorage.ch
+        rn.gov.br
+        rn.it
+        rn.leg.br
+        ro
+        ro.eu.org
+        ro.gov.br
+        ro.it
+        ro.leg.br
+        roan.no
+        rocketpreview.app
+        rocks
+        rocky.page
+        rodeo
+        rodoy.no
+        rogers
+        rokunohe.aomori.jp
+        rollag.no
+        roma.it
+        rome.it
+        romsa.no
+        romskog.no
+        room
+        roros.no
+        rost.no
+        rotorcraft.aero
+        routingthecloud.com
+        routingthecloud.net
+        routingthecloud.org
+        rovigo.it
+        rovno.ua
+        roxa.org
+        royal-commission.uk
+        royken.no
+        royrvik.no
+        rr.gov.br
+        rr.leg.br
+        rrpp.ec
+        rs
+        rs.ba
+        rs.gov.br
+        rs.leg.br
+        rs.webaccel.jp
+        rsc.cdn77.org
+        rsc.contentproxy9.cz
+        rsvp
+        rt.ht
+        ru
+        ru.com
+        ru.eu.org
+        ru.net
+        rub.de
+        rugby
+        ruhr
+        ruhr-uni-bochum.de
+        rulez.jp
+        run
+        runcontainers.dev
+        runs.onstackit.cloud
+        ruovat.no
+        rv.ua
+        rw
+        rwe
+        rybnik.pl
+        ryd.wafaicloud.com
+        rygge.no
+        ryokami.saitama.jp
+        ryugasaki.ibaraki.jp
+        ryukyu
+        ryuoh.shiga.jp
+        rzeszow.pl
+        rzgw.gov.pl
+        s.bg
+        s.se
+        s3-1.amazonaws.com
+        s3-accesspoint-fips.ca-central-1.amazonaws.com
+        s3-accesspoint-fips.ca-west-1.amazonaws.com
+        s3-accesspoint-fips.dualstack.ca-central-1.amazonaws.com
+        s3-accesspoint-fips.dualstack.ca-west-1.amazonaws.com
+        s3-accesspoint-fips.dualstack.us-east-1.amazonaws.com
+        s3-accesspoint-fips.dualstack.us-east-2.amazonaws.com
+        s3-accesspoint-fips.dualstack.us-gov-east-1.amazonaws.com
+        s3-accesspoint-fips.dualstack.us-gov-west-1.amazonaws.com
+        s3-accesspoint-fips.dualstack.us-west-1.amazonaws.com
+        s3-accesspoint-fips.dualstack.us-west-2.amazonaws.com
+        s3-accesspoint-fips.us-east-1.amazonaws.com
+        s3-accesspoint-fips.us-east-2.amazonaws.com
+        s3-accesspoint-fips.us-gov-east-1.amazonaws.com
+        s3-accesspoint-fips.us-gov-west-1.amazonaws.com
+        s3-accesspoint-fips.us-west-1.amazonaws.com
+        s3-accesspoint-fips.us-west-2.amazonaws.com
+        s3-accesspoint.af-south-1.amazonaws.com
+        s3-accesspoint.ap-east-1.amazonaws.com
+        s3-accesspoint.ap-northeast-1.amazonaws.com
+        s3-accesspoint.ap-northeast-2.amazonaws.com
+        s3-accesspoint.ap-northeast-3.amazonaws.com
+        s3-accesspoint.ap-south-1.amazonaws.com
+        s3-accesspoint.ap-south-2.amazonaws.com
+        s3-accesspoint.ap-southeast-1.amazonaws.com
+        s3-accesspoint.ap-southeast-2.amazonaws.com
+        s3-accesspoint.ap-southeast-3.amazonaws.com
+        s3-accesspoint.ap-southeast-4.amazonaws.com
+        s3-accesspoint.ap-southeast-5.amazonaws.com
+        s3-accesspoint.ca-central-1.amazonaws.com
+        s3-accesspoint.ca-west-1.amazonaws.com
+        s3-accesspoint.cn-north-1.amazonaws.com.cn
+        s3-accesspoint.cn-northwest-1.amazonaws.com.cn
+        s3-accesspoint.dualstack.af-south-1.amazonaws.com
+        s3-accesspoint.dualstack.ap-east-1.amazonaws.com
+        s3-accesspoint.dualstack.ap-northeast-1.amazonaws.com
+        s3-accesspoint.dualstack.ap-northeast-2.amazonaws.com
+        s3-accesspoint.dualstack.ap-northeast-3.amazonaws.com
+        s3-accesspoint.dualstack.ap-south-1.amazonaws.com
+        s3-accesspoint.dualstack.ap-south-2.amazonaws.com
+        s3-accesspoint.dualstack.ap-southeast-1.amazonaws.com
+        s3-accesspoint.dualstack.ap-southeast-2.amazonaws.com
+        s3-accesspoint.dualstack.ap-southeast-3.amazonaws.com
+        s3-accesspoint.dualstack.ap-southeast-4.amazonaws.com
+        s3-accesspoint.dualstack.ap-southeast-5.amazonaws.com
+        s3-accesspoint.dualstack.ca-central-1.amazonaws.com
+        s3-accesspoint.dualstack.ca-west-1.amazonaws.com
+        s3-accesspoint.dualstack.cn-north-1.amazonaws.com.cn
+        s3-accesspoint.dualstack.cn-northwest-1.amazonaws.com.cn
+        s3-accesspoint.dualstack.eu-central-1.amazonaws.com
+        s3-accesspoint.dualstack.eu-central-2.amazonaws.com
+        s3-accesspoint.dualstack.eu-north-1.amazonaws.com
+        s3-accesspoint.dualstack.eu-south-1.amazonaws.com
+        s3-accesspoint.dualstack.eu-south-2.amazonaws.com
+        s3-accesspoint.dualstack.eu-west-1.amazonaws.com
+        s3-accesspoint.dualstack.eu-west-2.amazonaws.com
+        s3-accesspoint.dualstack.eu-west-3.amazonaws.com
+        s3-accesspoint.dualstack.il-central-1.amazonaws.com
+        s3-accesspoint.dualstack.me-central-1.amazonaws.com
+        s3-accesspoint.dualstack.me-south-1.amazonaws.com
+        s3-accesspoint.dualstack.sa-east-1.amazonaws.com
+        s3-accesspoint.dualstack.us-east-1.amazonaws.com
+        s3-accesspoint.dualstack.us-east-2.amazonaws.com
+        s3-accesspoint.dualstack.us-gov-east-1.amazonaws.com
+        s3-accesspoint.dualstack.us-gov-west-1.amazonaws.com
+        s3-accesspoint.dualstack.us-west-1.amazonaws.com
+        s3-accesspoint.dualstack.us-west-2.amazonaws.com
+        s3-accesspoint.eu-central-1.amazonaws.com
+        s3-accesspoint.eu-central-2.amazonaws.com
+        s3-accesspoint.eu-north-1.amazonaws.com
+        s3-accesspoint.eu-south-1.amazonaws.com
+        s3-accesspoint.eu-south-2.amazonaws.com
+        s3-accesspoint.eu-west-1.amazonaws.com
+        s3-accesspoint.eu-west-2.amazonaws.com
+        s3-accesspoint.eu-west-3.amazonaws.com
+        s3-accesspoint.il-central-1.amazonaws.com
+        s3-accesspoint.me-central-1.amazonaws.com
+        s3-accesspoint.me-south-1.amazonaws.com
+        s3-accesspoint.sa-east-1.amazonaws.com
+        s3-accesspoint.us-east-1.amazonaws.com
+        s3-accesspoint.us-east-2.amazonaws.com
+        s3-accesspoint.us-gov-east-1.amazonaws.com
+        s3-accesspoint.us-gov-west-1.amazonaws.com
+        s3-accesspoint.us-west-1.amazonaws.com
+        s3-accesspoint.us-west-2.amazonaws.com
+        s3-ap-east-1.amazonaws.com
+        s3-ap-northeast-1.amazonaws.com
+        s3-ap-northeast-2.amazonaws.com
+        s3-ap-northeast-3.amazonaws.com
+        s3-ap-south-1.amazonaws.com
+        s3-ap-southeast-1.amazonaws.com
+        s3-ap-southeast-2.amazonaws.com
+        s3-ca-central-1.amazonaws.com
+        s3-deprecated.ap-southeast-5.amazonaws.com
+        s3-deprecated.cn-north-1.amazonaws.com.cn
+        s3-deprecated.eu-west-1.amazonaws.com
+        s3-deprecated.us-east-1.amazonaws.com
+        s3-deprecated.us-east-2.amazonaws.com
+        s3-deprecated.us-west-2.amazonaws.com
+        s3-eu-central-1.amazonaws.com
+        s3-eu-north-1.amazonaws.com
+        s3-eu-west-1.amazonaws.com
+        s3-eu-west-2.amazonaws.com
+        s3-eu-west-3.amazonaws.com
+        s3-external-1.amazonaws.com
+        s3-fips-us-gov-east-1.amazonaws.com
+        s3-fips-us-gov-west-1.amazonaws.com
+        s3-fips.ca-central-1.amazonaws.com
+        s3-fips.ca-west-1.amazonaws.com
+        s3-fips.dualstack.ca-central-1.amazonaws.com
+        s3-fips.dualstack.ca-west-1.amazonaws.com
+        s3-fips.dualstack.us-east-1.amazonaws.com
+        s3-fips.dualstack.us-east-2.amazonaws.com
+        s3-fips.dualstack.us-gov-east-1.amazonaws.com
+        s3-fips.dualstack.us-gov-west-1.amazonaws.com
+        s3-fips.dualstack.us-west-1.amazonaws.com
+        s3-fips.dualstack.us-west-2.amazonaws.com
+        s3-fips.us-east-1.amazonaws.com
+        s3-fips.us-east-2.amazonaws.com
+        s3-fips.us-gov-east-1.amazonaws.com
+        s3-fips.us-gov-west-1.amazonaws.com
+        s3-fips.us-west-1.amazonaws.com
+        s3-fips.us-west-2.amazonaws.com
+        s3-me-south-1.amazonaws.com
+        s3-object-lambda.af-south-1.amazonaws.com
+        s3-object-lambda.ap-east-1.amazonaws.com
+        s3-object-lambda.ap-northeast-1.amazonaws.com
+        s3-object-lambda.ap-northeast-2.amazonaws.com
+        s3-object-lambda.ap-northeast-3.amazonaws.com
+        s3-object-lambda.ap-south-1.amazonaws.com
+        s3-object-lambda.ap-south-2.amazonaws.com
+        s3-object-lambda.ap-southeast-1.amazonaws.com
+        s3-object-lambda.ap-southeast-2.amazonaws.com
+        s3-object-lambda.ap-southeast-3.amazonaws.com
+        s3-object-lambda.ap-southeast-4.amazonaws.com
+        s3-object-lambda.ap-southeast-5.amazonaws.com
+        s3-object-lambda.ca-central-1.amazonaws.com
+        s3-object-lambda.ca-west-1.amazonaws.com
+        s3-object-lambda.cn-north-1.amazonaws.com.cn
+        s3-object-lambda.cn-northwest-1.amazonaws.com.cn
+        s3-object-lambda.eu-central-1.amazonaws.com
+        s3-object-lambda.eu-central-2.amazonaws.com
+        s3-object-lambda.eu-north-1.amazonaws.com
+        s3-object-lambda.eu-south-1.amazonaws.com
+        s3-object-lambda.eu-south-2.amazonaws.com
+        s3-object-lambda.eu-west-1.amazonaws.com
+        s3-object-lambda.eu-west-2.amazonaws.com
+        s3-object-lambda.eu-west-3.amazonaws.com
+        s3-object-lambda.il-central-1.amazonaws.com
+        s3-object-lambda.me-central-1.amazonaws.com
+        s3-object-lambda.me-south-1.amazonaws.com
+        s3-object-lambda.sa-east-1.amazonaws.com
+        s3-object-lambda.us-east-1.amazonaws.com
+        s3-object-lambda.us-east-2.amazonaws.com
+        s3-object-lambda.us-gov-east-1.amazonaws.com
+        s3-object-lambda.us-gov-west-1.amazonaws.com
+        s3-object-lambda.us-west-1.amazonaws.com
+        s3-object-lambda.us-west-2.amazonaws.com
+        s3-sa-east-1.amazonaws.com
+        s3-us-east-2.amazonaws.com
+        s3-us-gov-east-1.amazonaws.com
+        s3-us-gov-west-1.amazonaws.com
+        s3-us-west-1.amazonaws.com
+        s3-us-west-2.amazonaws.com
+        s3-website-ap-northeast-1.amazonaws.com
+        s3-website-ap-southeast-1.amazonaws.com
+        s3-website-ap-southeast-2.amazonaws.com
+        s3-website-eu-west-1.amazonaws.com
+        s3-website-jp.object.ncpstorage.com
+        s3-website-sa-east-1.amazonaws.com
+        s3-website-us-east-1.amazonaws.com
+        s3-website-us-gov-west-1.amazonaws.com
+        s3-website-us-west-1.amazonaws.com
+        s3-website-us-west-2.amazonaws.com
+        s3-website.af-south-1.amazonaws.com
+        s3-website.ap-east-1.amazonaws.com
+        s3-website.ap-northeast-1.amazonaws.com
+        s3-website.ap-northeast-2.amazonaws.com
+        s3-website.ap-northeast-3.amazonaws.com
+        s3-website.ap-south-1.amazonaws.com
+        s3-website.ap-south-2.amazonaws.com
+        s3-website.ap-southeast-1.amazonaws.com
+        s3-website.ap-southeast-2.amazonaws.com
+        s3-website.ap-southeast-3.amazonaws.com
+        s3-website.ap-southeast-4.amazonaws.com
+        s3-website.ap-southeast-5.amazonaws.com
+        s3-website.ca-central-1.amazonaws.com
+        s3-website.ca-west-1.amazonaws.com
+        s3-website.cn-north-1.amazonaws.com.cn
+        s3-website.cn-northwest-1.amazonaws.com.cn
+        s3-website.de.object.ncloudstorage.com
+        s3-website.dualstack.af-south-1.amazonaws.com
+        s3-website.dualstack.ap-northeast-1.amazonaws.com
+        s3-website.dualstack.ap-northeast-2.amazonaws.com
+        s3-website.dualstack.ap-northeast-3.amazonaws.com
+        s3-website.dualstack.ap-south-1.amazonaws.com
+        s3-website.dualstack.ap-south-2.amazonaws.com
+        s3-website.dualstack.ap-southeast-1.amazonaws.com
+        s3-website.dualstack.ap-southeast-2.amazonaws.com
+        s3-website.dualstack.ap-southeast-3.amazonaws.com
+        s3-website.dualstack.ap-southeast-4.amazonaws.com
+        s3-website.dualstack.ap-southeast-5.amazonaws.com
+        s3-website.dualstack.ca-central-1.amazonaws.com
+        s3-website.dualstack.ca-west-1.amazonaws.com
+        s3-website.dualstack.cn-north-1.amazonaws.com.cn
+        s3-website.dualstack.eu-central-1.amazonaws.com
+        s3-website.dualstack.eu-central-2.amazonaws.com
+        s3-website.dualstack.eu-south-1.amazonaws.com
+        s3-website.dualstack.eu-south-2.amazonaws.com
+        s3-website.dualstack.eu-west-1.amazonaws.com
+        s3-website.dualstack.eu-west-3.amazonaws.com
+        s3-website.dualstack.il-central-1.amazonaws.com
+        s3-website.dualstack.me-central-1.amazonaws.com
+        s3-website.dualstack.sa-east-1.amazonaws.com
+        s3-website.dualstack.us-east-1.amazonaws.com
+        s3-website.dualstack.us-east-2.amazonaws.com
+        s3-website.dualstack.us-gov-east-1.amazonaws.com
+        s3-website.dualstack.us-gov-west-1.amazonaws.com
+        s3-website.dualstack.us-west-1.amazonaws.com
+        s3-website.dualstack.us-west-2.amazonaws.com
+        s3-website.eu-central-1.amazonaws.com
+        s3-website.eu-central-2.amazonaws.com
+        s3-website.eu-north-1.amazonaws.com
+        s3-website.eu-south-1.amazonaws.com
+        s3-website.eu-south-2.amazonaws.com
+        s3-website.eu-west-1.amazonaws.com
+        s3-website.eu-west-2.amazonaws.com
+        s3-website.eu-west-3.amazonaws.com
+        s3-website.fr-par.scw.cloud
+        s3-website.il-central-1.amazonaws.com
+        s3-website.kr.object.fin-ncloudstorage.com
+        s3-website.kr.object.gov-ncloudstorage.com
+        s3-website.kr.object.ncloudstorage.com
+        s3-website.krs.object.gov-ncloudstorage.com
+        s3-website.me-central-1.amazonaws.com
+        s3-website.me-south-1.amazonaws.com
+        s3-website.nl-ams.scw.cloud
+        s3-website.pl-waw.scw.cloud
+        s3-website.sa-east-1.amazonaws.com
+        s3-website.sg.object.ncloudstorage.com
+        s3-website.us-east-1.amazonaws.com
+        s3-website.us-east-2.amazonaws.com
+        s3-website.us-gov-east-1.amazonaws.com
+        s3-website.us-gov-west-1.amazonaws.com
+        s3-website.us-west-1.amazonaws.com
+        s3-website.us-west-2.amazonaws.com
+        s3-website.us.object.ncloudstorage.com
+        s3.af-south-1.amazonaws.com
+        s3.amazonaws.com
+        s3.ap-east-1.amazonaws.com
+        s3.ap-northeast-1.amazonaws.com
+        s3.ap-northeast-2.amazonaws.com
+        s3.ap-northeast-3.amazonaws.com
+        s3.ap-south-1.amazonaws.com
+        s3.ap-south-2.amazonaws.com
+        s3.ap-southeast-1.amazonaws.com
+        s3.ap-southeast-2.amazonaws.com
+        s3.ap-southeast-3.amazonaws.com
+        s3.ap-southeast-4.amazonaws.com
+        s3.ap-southeast-5.amazonaws.com
+        s3.ca-central-1.amazonaws.com
+        s3.ca-west-1.amazonaws.com
+        s3.cn-north-1.amazonaws.com.cn
+        s3.cn-northwest-1.amazonaws.com.cn
+        s3.dualstack.af-south-1.amazonaws.com
+        s3.dualstack.ap-east-1.amazonaws.com
+        s3.dualstack.ap-northeast-1.amazonaws.com
+        s3.dualstack.ap-northeast-2.amazonaws.com
+        s3.dualstack.ap-northeast-3.amazonaws.com
+        s3.dualstack.ap-south-1.amazonaws.com
+        s3.dualstack.ap-south-2.amazonaws.com
+        s3.dualstack.ap-southeast-1.amazonaws.com
+        s3.dualstack.ap-southeast-2.amazonaws.com
+        s3.dualstack.ap-southeast-3.amazonaws.com
+        s3.dualstack.ap-southeast-4.amazonaws.com
+        s3.dualstack.ap-southeast-5.amazonaws.com
+        s3.dualstack.ca-central-1.amazonaws.com
+        s3.dualstack.ca-west-1.amazonaws.com
+        s3.dualstack.cn-north-1.amazonaws.com.cn
+        s3.dualstack.cn-northwest-1.amazonaws.com.cn
+        s3.dualstack.eu-central-1.amazonaws.com
+        s3.dualstack.eu-central-2.amazonaws.com
+        s3.dualstack.eu-north-1.amazonaws.com
+        s3.dualstack.eu-south-1.amazonaws.com
+        s3.dualstack.eu-south-2.amazonaws.com
+        s3.dualstack.eu-west-1.amazonaws.com
+        s3.dualstack.eu-west-2.amazonaws.com
+        s3.dualstack.eu-west-3.amazonaws.com
+        s3.dualstack.il-central-1.amazonaws.com
+        s3.dualstack.me-central-1.amazonaws.com
+        s3.dualstack.me-south-1.amazonaws.com
+        s3.dualstack.sa-east-1.amazonaws.com
+        s3.dualstack.us-east-1.amazonaws.com
+        s3.dualstack.us-east-2.amazonaws.com
+        s3.dualstack.us-gov-east-1.amazonaws.com
+        s3.dualstack.us-gov-west-1.amazonaws.com
+        s3.dualstack.us-west-1.amazonaws.com
+        s3.dualstack.us-west-2.amazonaws.com
+        s3.eu-central-1.amazonaws.com
+        s3.eu-central-2.amazonaws.com
+        s3.eu-north-1.amazonaws.com
+        s3.eu-south-1.amazonaws.com
+        s3.eu-south-2.amazonaws.com
+        s3.eu-west-1.amazonaws.com
+        s3.eu-west-2.amazonaws.com
+        s3.eu-west-3.amazonaws.com
+        s3.fr-par.scw.cloud
+        s3.il-central-1.amazonaws.com
+        s3.isk01.sakurastorage.jp
+        s3.isk02.sakurastorage.jp
+        s3.k2.cloud
+        s3.me-central-1.amazonaws.com
+        s3.me-south-1.amazonaws.com
+        s3.nl-ams.scw.cloud
+        s3.pl-waw.scw.cloud
+        s3.ru-msk.k2.cloud
+        s3.ru-spb.k2.cloud
+        s3.sa-east-1.amazonaws.com
+        s3.teckids.org
+        s3.us-east-1.amazonaws.com
+        s3.us-east-2.amazonaws.com
+        s3.us-gov-east-1.amazonaws.com
+        s3.us-gov-west-1.amazonaws.com
+        s3.us-west-1.amazonaws.com
+        s3.us-west-2.amazonaws.com
+        sa
+        sa-east-1.elasticbeanstalk.com
+        sa.au
+        sa.com
+        sa.cr
+        sa.edu.au
+        sa.gov.au
+        sa.gov.pl
+        sa.it
+        sa.ngrok.io
+        saarland
+        sabae.fukui.jp
+        sadist.jp
+        sado.niigata.jp
+        safe
+        safety
+        safety.aero
+        saga.jp
+        saga.saga.jp
+        sagae.yamagata.jp
+        sagamihara.kanagawa.jp
+        saigawa.fukuoka.jp
+        saijo.ehime.jp
+        saikai.nagasaki.jp
+        saiki.oita.jp
+        saitama.jp
+        saitama.saitama.jp
+        saito.miyazaki.jp
+        saka.hiroshima.jp
+        sakado.saitama.jp
+        sakae.chiba.jp
+        sakae.nagano.jp
+        sakahogi.gifu.jp
+        sakai.fukui.jp
+        sakai.ibaraki.jp
+        sakai.osaka.jp
+        sakaiminato.tottori.jp
+        sakaki.nagano.jp
+        sakata.yamagata.jp
+        sakawa.kochi.jp
+        sakegawa.yamagata.jp
+        saku.nagano.jp
+        sakuho.nagano.jp
+        sakura
+        sakura.chiba.jp
+        sakura.ne.jp
+        sakura.tochigi.jp
+        sakura.tv
+        sakuragawa.ibaraki.jp
+        sakurai.nara.jp
+        sakuratan.com
+        sakuraweb.com
+        sakyo.kyoto.jp
+        sal.ec
+        salangen.no
+        salat.no
+        sale
+        salerno.it
+        salon
+        saloon.jp
+        saltdal.no
+        salud.bo
+        salvador.br
+        same-app.com
+        same-preview.com
+        samegawa.fukushima.jp
+        samnanger.no
+        sampa.br
+        samsclub
+        samsung
+        samukawa.kanagawa.jp
+        sanagochi.tokushima.jp
+        sanda.hyogo.jp
+        sandbox.deno.net
+        sandcats.io
+        sande.more-og-romsdal.no
+        sande.vestfold.no
+        sande.xn--mre-og-romsdal-qqb.no
+        sandefjord.no
+        sandnes.no
+        sandnessjoen.no
+        sandoy.no
+        sandvik
+        sandvikcoromant
+        sango.nara.jp
+        sanjo.niigata.jp
+        sannan.hyogo.jp
+        sannohe.aomori.jp
+        sano.tochigi.jp
+        sanofi
+        sanok.pl
+        santamaria.br
+        santoandre.br
+        sanuki.kagawa.jp
+        saobernardo.br
+        saogonca.br
+        saotome.st
+        sap
+        sar.it
+        sardegna.it
+        sardinia.it
+        sarl
+        saroma.hokkaido.jp
+        sarpsborg.no
+        sarufutsu.hokkaido.jp
+        sas
+        sasaguri.fukuoka.jp
+        sasayama.hyogo.jp
+        sasebo.nagasaki.jp
+        sassari.it
+        satosho.okayama.jp
+        satsumasendai.kagoshima.jp
+        satte.saitama.jp
+        sauda.no
+        sauherad.no
+        sav.case
+        save
+        saves-the-whales.com
+        savona.it
+        saxo
+        sayama.osaka.jp
+        sayama.saitama.jp
+        sayo.hyogo.jp
+        sb
+        sb.ua
+        sbi
+        sblo.jp
+        sbs
+        sc
+        sc.cn
+        sc.gov.br
+        sc.ke
+        sc.kr
+        sc.leg.br
+        sc.ls
+        sc.tz
+        sc.ug
+        sc.us
+        scalebook.scw.cloud
+        scb
+        scbl.fr-par.scw.cloud
+        scbl.nl-ams.scw.cloud
+        scbl.pl-waw.scw.cloud
+        sch.ac
+        sch.ae
+        sch.bd
+        sch.id
+        sch.ir
+        sch.jo
+        sch.lk
+        sch.ly
+        sch.ng
+        sch.qa
+        sch.sa
+        sch.ss
+        sch.tf
+        sch.wf
+        sch.zm
+        schaeffler
+        schmidt
+        schokokeks.net
+        scholarships
+        school
+        school.ge
+        school.in
+        school.nz
+        school.za
+        schoolbus.jp
+        schuldock.de
+        schule
+        schulplattform.de
+        schulserver.de
+        schwarz
+        sci.eg
+        science
+        scientist.aero
+        scot
+        scrapper-site.net
+        scrapping.cc
+        scrysec.com
+        scw.site
+        sd
+        sd.cn
+        sd.us
+        sdn.gov.pl
+        sdscloud.pl
+        se
+        se.eu.org
+        se.gov.br
+        se.leg.br
+        se.net
+        sea.wa.us
+        search
+        seat
+        seattle.wa.us
+        sebastopol.ua
+        sec.ps
+        secret.jp
+        secure
+        security
+        securitytactics.com
+        seek
+        seg.ar
+        seg.br
+        seidat.net
+        seihi.nagasaki.jp
+        seika.kyoto.jp
+        seiro.niigata.jp
+        seirou.niigata.jp
+        seiyo.ehime.jp
+        sejny.pl
+        sekd1.beebyteapp.io
+        seki.gifu.jp
+        sekigahara.gifu.jp
+        sekikawa.niigata.jp
+        sel.no
+        selbu.no
+        select
+        selfip.biz
+        selfip.com
+        selfip.info
+        selfip.net
+        selfip.org
+        selje.no
+        seljord.no
+        sellfy.store
+        sells-for-less.com
+        sells-for-u.com
+        sells-it.net
+        sellsyourhome.org
+        semboku.akita.jp
+        semine.miyagi.jp
+        senasa.ar
+        sener
+        sennan.osaka.jp
+        senseering.net
+        seoul.kr
+        seprox.hooc.me
+        sequim.wa.us
+        sera.hiroshima.jp
+        seranishi.hiroshima.jp
+        servebbs.com
+        servebbs.net
+        servebbs.org
+        servebeer.com
+        serveblog.net
+        servebolt.cloud
+        servecounterstrike.com
+        serveexchange.com
+        serveftp.com
+        serveftp.net
+        serveftp.org
+        servegame.com
+        servegame.org
+        servehalflife.com
+        servehttp.com
+        servehumour.com
+        serveirc.com
+        serveminecraft.net
+        servemp3.com
+        servep2p.com
+        servepics.com
+        servequake.com
+        server-on.net
+        servername.us
+        servesarcasm.com
+        service.gov.scot
+        service.gov.uk
+        service.one
+        servicebus.usgovcloudapi.net
+        servicebus.windows.net
+        services
+        services.aero
+        setagaya.tokyo.jp
+        seto.aichi.jp
+        setouchi.okayama.jp
+        settsu.osaka.jp
+        sevastopol.ua
+        seven
+        sew
+        sex
+        sex.hu
+        sex.pl
+        sexy
+        sf.no
+        sfr
+        sg
+        sg-1.paas.massivegrid.net
+        sg.object.ncloudstorage.com
+        sg.object.private.ncloudstorage.com
+        sg.objectstorage.ncloud.com
+        sh
+        sh.cn
+        shacknet.nu
+        shakotan.hokkaido.jp
+        shangrila
+        shari.hokkaido.jp
+        sharp
+        sheezy.games
+        shell
+        shelton.wa.us
+        shia
+        shibata.miyagi.jp
+        shibata.niigata.jp
+        shibecha.hokkaido.jp
+        shibetsu.hokkaido.jp
+        shibukawa.gunma.jp
+        shibuya.tokyo.jp
+        shichikashuku.miyagi.jp
+        shichinohe.aomori.jp
+        shiga.jp
+        shiiba.miyazaki.jp
+        shijonawate.osaka.jp
+        shika.ishikawa.jp
+        shikabe.hokkaido.jp
+        shikama.miyagi.jp
+        shikaoi.hokkaido.jp
+        shikatsu.aichi.jp
+        shiki.saitama.jp
+        shikokuchuo.ehime.jp
+        shiksha
+        shima.mie.jp
+        shimabara.nagasaki.jp
+        shimada.shizuoka.jp
+        shimamaki.hokkaido.jp
+        shimamoto.osaka.jp
+        shimane.jp
+        shimane.shimane.jp
+        shimizu.hokkaido.jp
+        shimizu.shizuoka.jp
+        shimoda.shizuoka.jp
+        shimodate.ibaraki.jp
+        shimofusa.chiba.jp
+        shimogo.fukushima.jp
+        shimoichi.nara.jp
+        shimoji.okinawa.jp
+        shimokawa.hokkaido.jp
+        shimokitayama.nara.jp
+        shimonita.gunma.jp
+        shimonoseki.yamaguchi.jp
+        shimosuwa.nagano.jp
+        shimotsuke.tochigi.jp
+        shimotsuma.ibaraki.jp
+        shinagawa.tokyo.jp
+        shinanomachi.nagano.jp
+        shingo.aomori.jp
+        shingu.fukuoka.jp
+        shingu.hyogo.jp
+        shingu.wakayama.jp
+        shinichi.hiroshima.jp
+        shinjo.nara.jp
+        shinjo.okayama.jp
+        shinjo.yamagata.jp
+        shinjuku.tokyo.jp
+        shinkamigoto.nagasaki.jp
+        shinonsen.hyogo.jp
+        shinshinotsu.hokkaido.jp
+        shinshiro.aichi.jp
+        shinto.gunma.jp
+        shintoku.hokkaido.jp
+        shintomi.miyazaki.jp
+        shinyoshitomi.fukuoka.jp
+        shiogama.miyagi.jp
+        shiojiri.nagano.jp
+        shioya.tochigi.jp
+        shiptoday.app
+        shiptoday.build
+        shirahama.wakayama.jp
+        shirakawa.fukushima.jp
+        shirakawa.gifu.jp
+        shirako.chiba.jp
+        shiranuka.hokkaido.jp
+        shiraoi.hokkaido.jp
+        shiraoka.saitama.jp
+        shirataka.yamagata.jp
+        shiriuchi.hokkaido.jp
+        shiroi.chiba.jp
+        shiroishi.miyagi.jp
+        shiroishi.saga.jp
+        shirosato.ibaraki.jp
+        shishikui.tokushima.jp
+        shiso.hyogo.jp
+        shisui.chiba.jp
+        shitara.aichi.jp
+        shiwa.iwate.jp
+        shizukuishi.iwate.jp
+        shizuoka.jp
+        shizuoka.shizuoka.jp
+        shobara.hiroshima.jp
+        shoes
+        shonai.fukuoka.jp
+        shonai.yamagata.jp
+        shoo.okayama.jp
+        shop
+        shop.brendly.ba
+        shop.brendly.hr
+        shop.brendly.rs
+        shop.ht
+        shop.hu
+        shop.pl
+        shop.ro
+        shop.th
+        shoparena.pl
+        shopitsite.com
+        shopping
+        shopselect.net
+        shopware.shop
+        shopware.store
+        shouji
+        show
+        show.aero
+        showa.fukushima.jp
+        showa.gunma.jp
+        showa.yamanashi.jp
+        shunan.yamaguchi.jp
+        si
+        si.eu.org
+        si.it
+        sic.it
+        sicilia.it
+        sicily.it
+        siellak.no
+        siena.it
+        sieradz.pl
+        sigdal.no
+        siiites.com
+        siljan.no
+        silk
+        silverdale.wa.us
+        simple-url.com
+        simplesite.com
+        simplesite.com.br
+        simplesite.gr
+        simplesite.pl
+        sina
+        sinaapp.com
+        singles
+        siracusa.it
+        sirdal.no
+        site
+        site.hosting-cluster.nl
+        site.rb-hosting.io
+        site.tb-hosting.com
+        site.transip.me
+        site.webhosting.be
+        siteleaf.net
+        sj
+        sjc.br
+        sk
+        sk.ca
+        sk.eu.org
+        skanit.no
+        skanland.no
+        skaun.no
+        skedsmo.no
+        skedsmokorset.no
+        ski
+        ski.no
+        skien.no
+        skierniewice.pl
+        skierva.no
+        skin
+        skiptvet.no
+        skjak.no
+        skjervoy.no
+        sklep.pl
+        sko.gov.pl
+        skoczow.pl
+        skodje.no
+        skr.jp
+        sky
+        skydiving.aero
+        skype
+        sl
+        slask.pl
+        slattum.no
+        sld.do
+        sld.pa
+        slg.br
+        sling
+        slupsk.pl
+        slz.br
+        sm
+        sm.ua
+        small-web.org
+        smart
+        smartlabeling.scw.cloud
+        smile
+        smola.no
+        smushcdn.com
+        sn
+        sn.cn
+        sn.mynetname.net
+        snaase.no
+        snasa.no
+        sncf
+        snillfjord.no
+        snoasa.no
+        so
+        so.gov.pl
+        so.it
+        sobetsu.hokkaido.jp
+        soc.dz
+        soc.lk
+        soc.srcf.net
+        soccer
+        sochi.su
+        social
+        social.br
+        soctrang.vn
+        sodegaura.chiba.jp
+        soeda.fukuoka.jp
+        softbank
+        software
+        software.aero
+        sogndal.no
+        sogne.no
+        sohu
+        soja.okayama.jp
+        soka.saitama.jp
+        sokndal.no
+        sol.site
+        sola.no
+        solar
+        solund.no
+        solutions
+        soma.fukushima.jp
+        somna.no
+        sondre-land.no
+        sondrio.it
+        song
+        songdalen.no
+        soni.nara.jp
+        sonla.vn
+        sony
+        soo.kagoshima.jp
+        sopot.pl
+        sor-aurdal.no
+        sor-fron.no
+        sor-odal.no
+        sor-varanger.no
+        sorfold.no
+        sorocaba.br
+        sorreisa.no
+        sortland.no
+        sorum.no
+        sos.pl
+        sosa.chiba.jp
+        sosnowiec.pl
+        soundcast.me
+        sourcecraft.site
+        southafricanorth-01.azurewebsites.net
+        southafricawest-01.azurewebsites.net
+        southcentralus-01.azurewebsites.net
+        southcentralus2-01.azurewebsites.net
+        southeastasia-01.azurewebsites.net
+        southeastus5-01.azurewebsites.net
+        southindia-01.azurewebsites.net
+        sowa.ibaraki.jp
+        soy
+        sp.gov.br
+        sp.it
+        sp.leg.br
+        spa
+        space
+        space-to-rent.com
+        spaincentral-01.azurewebsites.net
+        spawnbase.app
+        spb.ru
+        spb.su
+        spdns.de
+        spdns.eu
+        spdns.org
+        sphinx.mythic-beasts.com
+        spjelkavik.no
+        sport
+        sport.eg
+        sport.hu
+        spot
+        sprites.app
+        spryt.net
+        spydeberg.no
+        square.site
+        square7.ch
+        square7.de
+        square7.net
+        squares.net
+        sr
+        sr.gov.pl
+        sr.it
+        srht.site
+        srl
+        srv.br
+        srv.us
+        srvdns.de
+        sryze.cc
+        ss
+        ss.it
+        ssl.origin.cdn77-secure.org
+        st
+        st.no
+        staba.jp
+        stackhero-network.com
+        stackit.gg
+        stackit.rocks
+        stackit.run
+        stackit.zone
+        stada
+        stage.nodeart.io
+        staging.expo.app
+        stalowa-wola.pl
+        stange.no
+        staples
+        star
+        starachowice.pl
+        stargard.pl
+        starostwo.gov.pl
+        stat.no
+        statebank
+        statefarm
+        stathelle.no
+        static-access.net
+        static.hf.space
+        static.observableusercontent.com
+        statichost.page
+        stavanger.no
+        stavern.no
+        stc
+        stcgroup
+        steigen.no
+        steinkjer.no
+        sth.ac.at
+        stjordal.no
+        stjordalshalsen.no
+        stockholm
+        stokke.no
+        stor-elvdal.no
+        storage
+        storage.supabase.co
+        storage.yandexcloud.net
+        stord.no
+        stordal.no
+        store
+        store.bb
+        store.cv
+        store.dk
+        store.nf
+        store.ro
+        store.st
+        store.ve
+        storebase.store
+        storfjord.no
+        strand.no
+        stranda.no
+        strapiapp.com
+        streak-link.com
+        streaklinks.com
+        streakusercontent.com
+        stream
+        streamlit.app
+        streamlitapp.com
+        stripper.jp
+        stryn.no
+        student.aero
+        studio
+        studio-fips.us-gov-east-1.sagemaker.aws
+        studio-fips.us-gov-west-1.sagemaker.aws
+        studio.af-south-1.sagemaker.aws
+        studio.ap-east-1.sagemaker.aws
+        studio.ap-northeast-1.sagemaker.aws
+        studio.ap-northeast-2.sagemaker.aws
+        studio.ap-northeast-3.sagemaker.aws
+        studio.ap-south-1.sagemaker.aws
+        studio.ap-southeast-1.sagemaker.aws
+        studio.ap-southeast-2.sagemaker.aws
+        studio.ap-southeast-3.sagemaker.aws
+        studio.ca-central-1.sagemaker.aws
+        studio.cn-north-1.sagemaker.com.cn
+        studio.cn-northwest-1.sagemaker.com.cn
+        studio.eu-central-1.sagemaker.aws
+        studio.eu-central-2.sagemaker.aws
+        studio.eu-north-1.sagemaker.aws
+        studio.eu-south-1.sagemaker.aws
+        studio.eu-south-2.sagemaker.aws
+        studio.eu-west-1.sagemaker.aws
+        studio.eu-west-2.sagemaker.aws
+        studio.eu-west-3.sagemaker.aws
+        studio.il-central-1.sagemaker.aws
+        studio.me-central-1.sagemaker.aws
+        studio.me-south-1.sagemaker.aws
+        studio.sa-east-1.sagemaker.aws
+        studio.us-east-1.sagemaker.aws
+        studio.us-east-2.sagemaker.aws
+        studio.us-gov-east-1.sagemaker.aws
+        studio.us-gov-west-1.sagemaker.aws
+        studio.us-west-1.sagemaker.aws
+        studio.us-west-2.sagemaker.aws
+        study
+        stuff-4-sale.org
+        stuff-4-sale.us
+        stufftoread.com
+        style
+        su
+        su.it
+        sub.jp
+        subsc-pay.com
+        subsc-pay.net
+        sucks
+        sud-sardegna.it
+        sudsardegna.it
+        sue.fukuoka.jp
+        suedtirol.it
+        suginami.tokyo.jp
+        sugito.saitama.jp
+        suifu.ibaraki.jp
+        suita.osaka.jp
+        sukagawa.fukushima.jp
+        sukumo.kochi.jp
+        sula.no
+        suldal.no
+        suli.hu
+        sumida.tokyo.jp
+        sumita.iwate.jp
+        sumomo.ne.jp
+        sumoto.hyogo.jp
+        sumoto.kumamoto.jp
+        sumy.ua
+        sunagawa.hokkaido.jp
+        sund.no
+        sunndal.no
+        sunnyday.jp
+        suohkan.no
+        supabase.co
+        supabase.in
+        supabase.net
+        supersale.jp
+        supplies
+        supply
+        support
+        support.site
+        surf
+        surge.sh
+        surgery
+        surnadal.no
+        surveys.so
+        susaki.kochi.jp
+        susono.shizuoka.jp
+        suwa.nagano.jp
+        suwalki.pl
+        suzaka.nagano.jp
+        suzu.ishikawa.jp
+        suzuka.mie.jp
+        suzuki
+        sv
+        sv.it
+        svalbard.no
+        sveio.no
+        svelvik.no
+        svn-repos.de
+        swatch
+        swedencentral-01.azurewebsites.net
+        swedensouth-01.azurewebsites.net
+        sweetpepper.org
+        swidnica.pl
+        swidnik.pl
+        swiebodzin.pl
+        swinoujscie.pl
+        swiss
+        switzerlandnorth-01.azurewebsites.net
+        switzerlandwest-01.azurewebsites.net
+        sx
+        sx.cn
+        sy
+        sydney
+        sykkylven.no
+        syncloud.it
+        synology.me
+        systems
+        sytes.net
+        sz
+        szczecin.pl
+        szczytno.pl
+        szex.hu
+        szkola.pl
+        t.bg
+        t.se
+        t3.storage.dev
+        t3.storageapi.dev
+        ta.it
+        taa.it
+        tab
+        tabayama.yamanashi.jp
+        tabitorder.co.il
+        tabuse.yamaguchi.jp
+        tachiarai.fukuoka.jp
+        tachikawa.tokyo.jp
+        tadaoka.osaka.jp
+        tado.mie.jp
+        tadotsu.kagawa.jp
+        tagajo.miyagi.jp
+        tagami.niigata.jp
+        tagawa.fukuoka.jp
+        tahara.aichi.jp
+        taifun-dns.de
+        taiji.wakayama.jp
+        taiki.hokkaido.jp
+        taiki.mie.jp
+        tainai.niigata.jp
+        taipei
+        taira.toyama.jp
+        taishi.hyogo.jp
+        taishi.osaka.jp
+        taishin.fukushima.jp
+        taito.tokyo.jp
+        taiwa.miyagi.jp
+        taiwannorth-01.azurewebsites.net
+        taiwannorthwest-01.azurewebsites.net
+        tajimi.gifu.jp
+        tajiri.osaka.jp
+        taka.hyogo.jp
+        takagi.nagano.jp
+        takahagi.ibaraki.jp
+        takahama.aichi.jp
+        takahama.fukui.jp
+        takaharu.miyazaki.jp
+        takahashi.okayama.jp
+        takahata.yamagata.jp
+        takaishi.osaka.jp
+        takamatsu.kagawa.jp
+        takamori.kumamoto.jp
+        takamori.nagano.jp
+        takanabe.miyazaki.jp
+        takanezawa.tochigi.jp
+        takaoka.toyama.jp
+        takarazuka.hyogo.jp
+        takasago.hyogo.jp
+        takasaki.gunma.jp
+        takashima.shiga.jp
+        takasu.hokkaido.jp
+        takata.fukuoka.jp
+        takatori.nara.jp
+        takatsuki.osaka.jp
+        takatsuki.shiga.jp
+        takayama.gifu.jp
+        takayama.gunma.jp
+        takayama.nagano.jp
+        takazaki.miyazaki.jp
+        takehara.hiroshima.jp
+        taketa.oita.jp
+        taketomi.okinawa.jp
+        taki.mie.jp
+        takikawa.hokkaido.jp
+        takino.hyogo.jp
+        takinoue.hokkaido.jp
+        takko.aomori.jp
+        tako.chiba.jp
+        taku.saga.jp
+        talk
+        tama.tokyo.jp
+        tamakawa.fukushima.jp
+        tamaki.mie.jp
+        tamamura.gunma.jp
+        tamano.okayama.jp
+        tamatsukuri.ibaraki.jp
+        tamayu.shimane.jp
+        tamba.hyogo.jp
+        tana.no
+        tanabe.kyoto.jp
+        tanabe.wakayama.jp
+        tanagura.fukushima.jp
+        tananger.no
+        tank.jp
+        tanohata.iwate.jp
+        taobao
+        tara.saga.jp
+        tarama.okinawa.jp
+        taranto.it
+        target
+        targi.pl
+        tarnobrzeg.pl
+        tarui.gifu.jp
+        tarumizu.kagoshima.jp
+        tas.au
+        tas.edu.au
+        tas.gov.au
+        tashkent.su
+        tatamotors
+        tatar
+        tatebayashi.gunma.jp
+        tateshina.nagano.jp
+        tateyama.chiba.jp
+        tateyama.toyama.jp
+        tatsuno.hyogo.jp
+        tatsuno.nagano.jp
+        tattoo
+        taveusercontent.com
+        tawaramoto.nara.jp
+        tax
+        taxi
+        taxi.aero
+        taxi.br
+        tayninh.vn
+        tc
+        tc.br
+        tche.br
+        tci
+        tcp4.me
+        td
+        tdk
+        te.it
+        te.ua
+        teaches-yoga.com
+        team
+        tec.br
+        tec.mi.us
+        tec.ve
+        tech
+        tech.ec
+        tech.orange
+        technology
+        tecnologia.bo
+        tel
+        tel.tr
+        telebit.app
+        telebit.io
+        teleport.sh
+        temasek
+        temp-dns.com
+        tempio-olbia.it
+        tempioolbia.it
+        tempurl.host
+        tendo.yamagata.jp
+        tenei.fukushima.jp
+        tenkawa.nara.jp
+        tennis
+        tenri.nara.jp
+        teo.br
+        teramo.it
+        termez.su
+        terni.it
+        ternopil.ua
+        teshikaga.hokkaido.jp
+        test-iserv.de
+        test.tj
+        tests.cx
+        teva
+        tf
+        tg
+        tgory.pl
+        th
+        thaibinh.vn
+        thainguyen.vn
+        thanhhoa.vn
+        thanhphohochiminh.vn
+        thd
+        the.br
+        theater
+        theatre
+        theshop.jp
+        theworkpc.com
+        thick.jp
+        thingdustdata.com
+        thruhere.net
+        thuathienhue.vn
+        tiaa
+        tickets
+        tickets.io
+        tienda
+        tiengiang.vn
+        time.no
+        tingvoll.no
+        tinn.no
+        tips
+        tires
+        tirol
+        tj
+        tj.cn
+        tjeldsund.no
+        tjielte.no
+        tjmaxx
+        tjome.no
+        tjx
+        tk
+        tkmaxx
+        tksat.bo
+        tl
+        tlon.network
+        tm
+        tm.cy
+        tm.dz
+        tm.fr
+        tm.hu
+        tm.km
+        tm.mc
+        tm.no
+        tm.pl
+        tm.ro
+        tm.se
+        tm.za
+        tmall
+        tmp.br
+        tmp.now
+        tn
+        tn.it
+        tn.oxa.cloud
+        tn.us
+        tnx.ge
+        to
+        to.gov.br
+        to.it
+        to.leg.br
+        toba.mie.jp
+        tobe.ehime.jp
+        tobetsu.hokkaido.jp
+        tobishima.aichi.jp
+        tochigi.jp
+        tochigi.tochigi.jp
+        tochio.niigata.jp
+        toda.saitama.jp
+        today
+        toei.aichi.jp
+        toga.toyama.jp
+        togakushi.nagano.jp
+        togane.chiba.jp
+        togitsu.nagasaki.jp
+        togliatti.su
+        togo.aichi.jp
+        togura.nagano.jp
+        tohma.hokkaido.jp
+        tohnosho.chiba.jp
+        toho.fukuoka.jp
+        tokai.aichi.jp
+        tokai.ibaraki.jp
+        tokamachi.niigata.jp
+        tokashiki.okinawa.jp
+        toki.gifu.jp
+        tokigawa.saitama.jp
+        tokke.no
+        tokoname.aichi.jp
+        tokorozawa.saitama.jp
+        tokushima.jp
+        tokushima.tokushima.jp
+        tokuyama.yamaguchi.jp
+        tokyo
+        tokyo.jp
+        tolga.no
+        tomakomai.hokkaido.jp
+        tomari.hokkaido.jp
+        tome.miyagi.jp
+        tomi.nagano.jp
+        tomigusuku.okinawa.jp
+        tomika.gifu.jp
+        tomioka.gunma.jp
+        tomisato.chiba.jp
+        tomiya.miyagi.jp
+        tomobe.ibaraki.jp
+        tonaki.okinawa.jp
+        tonami.toyama.jp
+        tondabayashi.osaka.jp
+        tone.ibaraki.jp
+        tonkotsu.jp
+        tono.iwate.jp
+        tonosho.kagawa.jp
+        tonsberg.no
+        toolforge.org
+        tools
+        toon.ehime.jp
+        top
+        topaz.ne.jp
+        torahime.shiga.jp
+        toray
+        toride.ibaraki.jp
+        torino.it
+        torproject.net
+        torsken.no
+        torun.pl
+        tos.it
+        tosa.kochi.jp
+        tosashimizu.kochi.jp
+        toscana.it
+        toshiba
+        toshima.tokyo.jp
+        tosu.saga.jp
+        total
+        tottori.jp
+        tottori.tottori.jp
+        tourism.bj
+        tourism.pl
+        tourism.tn
+        tours
+        towada.aomori.jp
+        town
+        townnews-staging.com
+        toya.hokkaido.jp
+        toyako.hokkaido.jp
+        toyama.jp
+        toyama.toyama.jp
+        toyo.kochi.jp
+        toyoake.aichi.jp
+        toyohashi.aichi.jp
+        toyokawa.aichi.jp
+        toyonaka.osaka.jp
+        toyone.aichi.jp
+        toyono.osaka.jp
+        toyooka.hyogo.jp
+        toyosato.shiga.jp
+        toyota
+        toyota.aichi.jp
+        toyota.yamaguchi.jp
+        toyotomi.hokkaido.jp
+        toyotsu.fukuoka.jp
+        toyoura.hokkaido.jp
+        toys
+        tozawa.yamagata.jp
+        tozsde.hu
+        tp.it
+        tr
+        tr.eu.org
+        tr.it
+        tr.no
+        tra.kp
+        trade
+        trader.aero
+        trading
+        trading.aero
+        traeumtgerade.de
+        trafficmanager.net
+        trafficplex.cloud
+        trainer.aero
+        training
+        trana.no
+        tranby.no
+        trani-andria-barletta.it
+        trani-barletta-andria.it
+        traniandriabarletta.it
+        tranibarlettaandria.it
+        tranoy.no
+        transfer-webapp-fips.us-gov-east-1.on.aws
+        transfer-webapp-fips.us-gov-west-1.on.aws
+        transfer-webapp.af-south-1.on.aws
+        transfer-webapp.ap-east-1.on.aws
+        transfer-webapp.ap-east-2.on.aws
+        transfer-webapp.ap-northeast-1.on.aws
+        transfer-webapp.ap-northeast-2.on.aws
+        transfer-webapp.ap-northeast-3.on.aws
+        transfer-webapp.ap-south-1.on.aws
+        transfer-webapp.ap-south-2.on.aws
+        transfer-webapp.ap-southeast-1.on.aws
+        transfer-webapp.ap-southeast-2.on.aws
+        transfer-webapp.ap-southeast-3.on.aws
+        transfer-webapp.ap-southeast-4.on.aws
+        transfer-webapp.ap-southeast-5.on.aws
+        transfer-webapp.ap-southeast-6.on.aws
+        transfer-webapp.ap-southeast-7.on.aws
+        transfer-webapp.ca-central-1.on.aws
+        transfer-webapp.ca-west-1.on.aws
+        transfer-webapp.cn-north-1.on.amazonwebservices.com.cn
+        transfer-webapp.cn-northwest-1.on.amazonwebservices.com.cn
+        transfer-webapp.eu-central-1.on.aws
+        transfer-webapp.eu-central-2.on.aws
+        transfer-webapp.eu-north-1.on.aws
+        transfer-webapp.eu-south-1.on.aws
+        transfer-webapp.eu-south-2.on.aws
+        transfer-webapp.eu-west-1.on.aws
+        transfer-webapp.eu-west-2.on.aws
+        transfer-webapp.eu-west-3.on.aws
+        transfer-webapp.eusc-de-east-1.on.amazonwebservices.eu
+        transfer-webapp.il-central-1.on.aws
+        transfer-webapp.me-central-1.on.aws
+        transfer-webapp.me-south-1.on.aws
+        transfer-webapp.mx-central-1.on.aws
+        transfer-webapp.sa-east-1.on.aws
+        transfer-webapp.us-east-1.on.aws
+        transfer-webapp.us-east-2.on.aws
+        transfer-webapp.us-gov-east-1.on.aws
+        transfer-webapp.us-gov-west-1.on.aws
+        transfer-webapp.us-west-1.on.aws
+        transfer-webapp.us-west-2.on.aws
+        translate.goog
+        transporte.bo
+        trapani.it
+        travel
+        travel.in
+        travel.pl
+        travelers
+        travelersinsurance
+        travinh.vn
+        trd.br
+        trentin-sud-tirol.it
+        trentin-sudtirol.it
+        trentin-sued-tirol.it
+        trentin-suedtirol.it
+        trentino-a-adige.it
+        trentino-aadige.it
+        trentino-alto-adige.it
+        trentino-altoadige.it
+        trentino-s-tirol.it
+        trentino-stirol.it
+        trentino-sud-tirol.it
+        trentino-sudtirol.it
+        trentino-sued-tirol.it
+        trentino-suedtirol.it
+        trentino.it
+        trentinoa-adige.it
+        trentinoaadige.it
+        trentinoalto-adige.it
+        trentinoaltoadige.it
+        trentinos-tirol.it
+        trentinostirol.it
+        trentinosud-tirol.it
+        trentinosued-tirol.it
+        trentinosuedtirol.it
+        trentinsud-tirol.it
+        trentinsudtirol.it
+        trentinsued-tirol.it
+        trentinsuedtirol.it
+        trento.it
+        treviso.it
+        trieste.it
+        troandin.no
+        trogstad.no
+        troitsk.su
+        tromsa.no
+        tromso.no
+        trondheim.no
+        trust
+        trv
+        try-snowplow.com
+        trycloudflare.com
+        trysil.no
+        ts.it
+        ts.net
+        tselinograd.su
+        tsk.tr
+        tsu.mie.jp
+        tsubame.niigata.jp
+        tsubata.ishikawa.jp
+        tsubetsu.hokkaido.jp
+        tsuchiura.ibaraki.jp
+        tsuga.tochigi.jp
+        tsugaru.aomori.jp
+        tsuiki.fukuoka.jp
+        tsukigata.hokkaido.jp
+        tsukiyono.gunma.jp
+        tsukuba.ibaraki.jp
+        tsukui.kanagawa.jp
+        tsukumi.oita.jp
+        tsumagoi.gunma.jp
+        tsunan.niigata.jp
+        tsuno.kochi.jp
+        tsuno.miyazaki.jp
+        tsuru.yamanashi.jp
+        tsuruga.fukui.jp
+        tsurugashima.saitama.jp
+        tsurugi.ishikawa.jp
+        tsuruoka.yamagata.jp
+        tsuruta.aomori.jp
+        tsushima.aichi.jp
+        tsushima.nagasaki.jp
+        tsuwano.shimane.jp
+        tsuyama.okayama.jp
+        tt
+        tt.im
+        tube
+        tui
+        tul.ec
+        tula.su
+        tuleap-partners.com
+        tunes
+        tunk.org
+        tunnelmole.net
+        tur.ar
+        tur.br
+        tur.ec
+        turek.pl
+        turin.it
+        turystyka.pl
+        tuscany.it
+        tushu
+        tuva.su
+        tuxfamily.org
+        tuyenquang.vn
+        tv
+        tv.bb
+        tv.bd
+        tv.bo
+        tv.br
+        tv.eg
+        tv.im
+        tv.in
+        tv.it
+        tv.jo
+        tv.sd
+        tv.tr
+        tv.tz
+        tvedestrand.no
+        tvs
+        tw
+        tw.cn
+        twmail.cc
+        twmail.net
+        twmail.org
+        tx.us
+        tychy.pl
+        tydal.no
+        tynset.no
+        typedream.app
+        typo3server.info
+        tysfjord.no
+        tysnes.no
+        tysvar.no
+        tz
+        u.bg
+        u.channelsdvr.net
+        u.se
+        ua
+        uaecentral-01.azurewebsites.net
+        uaenorth-01.azurewebsites.net
+        ub.in
+        ubank
+        ube.yamaguchi.jp
+        uber.space
+        ubs
+        uchihara.ibaraki.jp
+        uchiko.ehime.jp
+        uchinada.ishikawa.jp
+        uchinomi.kagawa.jp
+        ud.it
+        uda.nara.jp
+        udi.br
+        udine.it
+        udono.mie.jp
+        ueda.nagano.jp
+        ueno.gunma.jp
+        uenohara.yamanashi.jp
+        uenorge.no
+        ufcfan.org
+        ug
+        ug.gov.pl
+        ugim.gov.pl
+        uh-oh.jp
+        ui.nabu.casa
+        uio.ec
+        uji.kyoto.jp
+        ujiie.tochigi.jp
+        ujitawara.kyoto.jp
+        uk
+        uk.cc
+        uk.com
+        uk.eu.org
+        uk.in
+        uk.net
+        uk.oxa.cloud
+        uk.primetel.cloud
+        uk.reclaim.cloud
+        uki.kumamoto.jp
+        ukiha.fukuoka.jp
+        uksouth-01.azurewebsites.net
+        ukwest-01.azurewebsites.net
+        ullensaker.no
+        ullensvang.no
+        ulsan.kr
+        ulstein.no
+        ulvik.no
+        um.gov.pl
+        umaji.kochi.jp
+        umb.it
+        umbria.it
+        umi.fukuoka.jp
+        umig.gov.pl
+        umso.co
+        unazuki.toyama.jp
+        under.jp
+        undo.jp
+        uni5.net
+        unicloud.pl
+        unicom
+        union.aero
+        unison-services.cloud
+        univ.bj
+        univ.sn
+        university
+        unjarga.no
+        unnan.shimane.jp
+        uno
+        unusualperson.com
+        unzen.nagasaki.jp
+        uol
+        uonuma.niigata.jp
+        uozu.toyama.jp
+        up.in
+        up.railway.app
+        upow.gov.pl
+        upper.jp
+        uppo.gov.pl
+        ups
+        upsunapp.com
+        urakawa.hokkaido.jp
+        urasoe.okinawa.jp
+        urausu.hokkaido.jp
+        urawa.saitama.jp
+        urayasu.chiba.jp
+        urbino-pesaro.it
+        urbinopesaro.it
+        ureshino.mie.jp
+        uri.arpa
+        url.tw
+        urn.arpa
+        urown.cloud
+        uruma.okinawa.jp
+        uryu.hokkaido.jp
+        us
+        us-1.evennode.com
+        us-2.evennode.com
+        us-3.evennode.com
+        us-4.evennode.com
+        us-east-1.amazonaws.com
+        us-east-1.convex.cloud
+        us-east-1.convex.site
+        us-east-1.elasticbeanstalk.com
+        us-east-2.elasticbeanstalk.com
+        us-gov-east-1.elasticbeanstalk.com
+        us-gov-west-1.elasticbeanstalk.com
+        us-west-1.elasticbeanstalk.com
+        us-west-2.elasticbeanstalk.com
+        us.cc
+        us.ci
+        us.com
+        us.eu.org
+        us.gov.pl
+        us.in
+        us.kg
+        us.ngrok.io
+        us.object.ncloudstorage.com
+        us.org
+        us.platform.sh
+        us.reclaim.cloud
+        us.ug
+        us1-plenit.com
+        usa.oita.jp
+        user.aseinet.ne.jp
+        user.party.eus
+        user.srcf.net
+        user.webaccel.jp
+        usercontent.jp
+        usgovcloudapp.net
+        usgovtrafficmanager.net
+        ushiku.ibaraki.jp
+        usr.cloud.muni.cz
+        ustka.pl
+        usui.fukuoka.jp
+        usuki.oita.jp
+        ut.us
+        utashinai.hokkaido.jp
+        utazas.hu
+        utazu.kagawa.jp
+        uto.kumamoto.jp
+        utsira.no
+        utsunomiya.tochigi.jp
+        utwente.io
+        uw.gov.pl
+        uwajima.ehime.jp
+        uwu.ai
+        uy
+        uz
+        uz.ua
+        uzhgorod.ua
+        uzhhorod.ua
+        uzs.gov.pl
+        v-info.info
+        v.bg
+        v.ua
+        v0.build
+        va
+        va.it
+        va.no
+        va.us
+        vaapste.no
+        vacations
+        vadso.no
+        vaga.no
+        vagan.no
+        vagsoy.no
+        vaksdal.no
+        val-d-aosta.it
+        val-daosta.it
+        val.run
+        vald-aosta.it
+        valer.hedmark.no
+        valer.ostfold.no
+        valle-aosta.it
+        valle-d-aosta.it
+        valle-daosta.it
+        valle.no
+        valleaosta.it
+        valled-aosta.it
+        valledaosta.it
+        vallee-aoste.it
+        vallee-d-aoste.it
+        valleeaoste.it
+        valleedaoste.it
+        vana
+        vang.no
+        vanguard
+        vanylven.no
+        vao.it
+        vapor.cloud
+        vaporcloud.io
+        vardo.no
+        varese.it
+        varggat.no
+        varoy.no
+        vb.it
+        vc
+        vc.it
+        vda.it
+        ve
+        ve.it
+        vefsn.no
+        vega.no
+        vegarshei.no
+        vegas
+        velvet.jp
+        ven.it
+        veneto.it
+        venezia.it
+        venice.it
+        vennesla.no
+        ventures
+        verbania.it
+        verbano-cusio-ossola.it
+        vercel.app
+        vercel.dev
+        vercel.run
+        vercelli.it
+        verdal.no
+        verisign
+        verona.it
+        verran.no
+        verse.jp
+        versicherung
+        versus.jp
+        vestby.no
+        vestnes.no
+        vestre-slidre.no
+        vestre-toten.no
+        vestvagoy.no
+        vet
+        vet.br
+        vet.ec
+        veterinaire.fr
+        veterinaire.km
+        vevelstad.no
+        vf.no
+        vfs.cloud9.af-south-1.amazonaws.com
+        vfs.cloud9.ap-east-1.amazonaws.com
+        vfs.cloud9.ap-northeast-1.amazonaws.com
+        vfs.cloud9.ap-northeast-2.amazonaws.com
+        vfs.cloud9.ap-northeast-3.amazonaws.com
+        vfs.cloud9.ap-south-1.amazonaws.com
+        vfs.cloud9.ap-southeast-1.amazonaws.com
+        vfs.cloud9.ap-southeast-2.amazonaws.com
+        vfs.cloud9.ca-central-1.amazonaws.com
+        vfs.cloud9.eu-central-1.amazonaws.com
+        vfs.cloud9.eu-north-1.amazonaws.com
+        vfs.cloud9.eu-south-1.amazonaws.com
+        vfs.cloud9.eu-west-1.amazonaws.com
+        vfs.cloud9.eu-west-2.amazonaws.com
+        vfs.cloud9.eu-west-3.amazonaws.com
+        vfs.cloud9.il-central-1.amazonaws.com
+        vfs.cloud9.me-south-1.amazonaws.com
+        vfs.cloud9.sa-east-1.amazonaws.com
+        vfs.cloud9.us-east-1.amazonaws.com
+        vfs.cloud9.us-east-2.amazonaws.com
+        vfs.cloud9.us-west-1.amazonaws.com
+        vfs.cloud9.us-west-2.amazonaws.com
+        vg
+        vgs.no
+        vi
+        vi.it
+        vi.us
+        viajes
+        vibehost.space
+        vibo-valentia.it
+        vibovalentia.it
+        vic.au
+        vic.edu.au
+        vic.gov.au
+        vicenza.it
+        vicp.fun
+        video
+        video.hu
+        vig
+        vik.no
+        viking
+        vikna.no
+        villas
+        vin
+        vindafjord.no
+        vinhlong.vn
+        vinhphuc.vn
+        vinnica.ua
+        vinnytsia.ua
+        vip
+        vip.jelastic.cloud
+        vipsinaapp.com
+        virgin
+        virtual-user.de
+        virtualserver.io
+        virtualuser.de
+        visa
+        vision
+        vistablog.ir
+        viterbo.it
+        viva
+        vivenushop.com
+        vivenushop.dev
+        vivian.jp
+        vivo
+        vix.br
+        vki.kr
+        vlaanderen
+        vladikavkaz.ru
+        vladikavkaz.su
+        vladimir.ru
+        vladimir.su
+        vlog.br
+        vn
+        vn.ua
+        voagat.no
+        vodka
+        volda.no
+        vologda.su
+        volvo
+        volyn.ua
+        voorloper.cloud
+        voss.no
+        vossevangen.no
+        vote
+        voting
+        voto
+        voyage
+        vp4.me
+        vpndns.net
+        vpnplus.to
+        vps-host.net
+        vps.hrsn.net
+        vps.mcdir.ru
+        vr.it
+        vs.it
+        vs.mythic-beasts.com
+        vt.it
+        vt.us
+        vu
+        vusercontent.net
+        vv.it
+        w-corp-staticblitz.com
+        w-credentialless-staticblitz.com
+        w-staticblitz.com
+        w.bg
+        w.se
+        wa.au
+        wa.edu.au
+        wa.gov.au
+        wa.us
+        wada.nagano.jp
+        wafflecell.com
+        wajiki.tokushima.jp
+        wajima.ishikawa.jp
+        wakasa.fukui.jp
+        wakasa.tottori.jp
+        wakayama.jp
+        wakayama.wakayama.jp
+        wake.okayama.jp
+        wakkanai.hokkaido.jp
+        wakuya.miyagi.jp
+        wal.app
+        walbrzych.pl
+        wales
+        walmart
+        walter
+        wang
+        wanggou
+        wanouchi.gifu.jp
+        warabi.saitama.jp
+        warmia.pl
+        warszawa.pl
+        washtenaw.mi.us
+        wasmer.app
+        wassamu.hokkaido.jp
+        watarai.mie.jp
+        watari.miyagi.jp
+        watch
+        watches
+        watson.jp
+        waw.pl
+        waw.scw.site
+        wazuka.kyoto.jp
+        we.bs
+        weather
+        weatherchannel
+        web
+        web.app
+        web.bo
+        web.core.usgovcloudapi.net
+        web.core.windows.net
+        web.do
+        web.erp.dev
+        web.gu
+        web.id
+        web.in
+        web.lk
+        web.nf
+        web.ni
+        web.pk
+        web.tj
+        web.tr
+        web.val.run
+        web.ve
+        web.za
+        webadorsite.com
+        webcam
+        weber
+        webflow.io
+        webflowtest.io
+        webhop.biz
+        webhop.info
+        webhop.me
+        webhop.net
+        webhop.org
+        webhosting.be
+        weblike.jp
+        webredirect.org
+        website
+        website.k2.cloud
+        website.one
+        website.ru-msk.k2.cloud
+        website.ru-spb.k2.cloud
+        website.yandexcloud.net
+        websitebuilder.online
+        websozai.jp
+        webspace-host.com
+        webspace.rocks
+        webspaceconfig.de
+        webthings.io
+        webview-assets.aws-cloud9.af-south-1.amazonaws.com
+        webview-assets.aws-cloud9.ap-east-1.amazonaws.com
+        webview-assets.aws-cloud9.ap-northeast-1.amazonaws.com
+        webview-assets.aws-cloud9.ap-northeast-2.amazonaws.com
+        webview-assets.aws-cloud9.ap-northeast-3.amazonaws.com
+        webview-assets.aws-cloud9.ap-south-1.amazonaws.com
+        webview-assets.aws-cloud9.ap-southeast-1.amazonaws.com
+        webview-assets.aws-cloud9.ap-southeast-2.amazonaws.com
+        webview-assets.aws-cloud9.ca-central-1.amazonaws.com
+        webview-assets.aws-cloud9.eu-central-1.amazonaws.com
+        webview-assets.aws-cloud9.eu-north-1.amazonaws.com
+        webview-assets.aws-cloud9.eu-south-1.amazonaws.com
+        webview-assets.aws-cloud9.eu-west-1.amazonaws.com
+        webview-assets.aws-cloud9.eu-west-2.amazonaws.com
+        webview-assets.aws-cloud9.eu-west-3.amazonaws.com
+        webview-assets.aws-cloud9.il-central-1.amazonaws.com
+        webview-assets.aws-cloud9.me-south-1.amazonaws.com
+        webview-assets.aws-cloud9.sa-east-1.amazonaws.com
+        webview-assets.aws-cloud9.us-east-1.amazonaws.com
+        webview-assets.aws-cloud9.us-east-2.amazonaws.com
+        webview-assets.aws-cloud9.us-west-1.amazonaws.com
+        webview-assets.aws-cloud9.us-west-2.amazonaws.com
+        webview-assets.cloud9.af-south-1.amazonaws.com
+        webview-assets.cloud9.ap-east-1.amazonaws.com
+        webview-assets.cloud9.ap-northeast-1.amazonaws.com
+        webview-assets.cloud9.ap-northeast-2.amazonaws.com
+        webview-assets.cloud9.ap-northeast-3.amazonaws.com
+        webview-assets.cloud9.ap-south-1.amazonaws.com
+        webview-assets.cloud9.ap-southeast-1.amazonaws.com
+        webview-assets.cloud9.ap-southeast-2.amazonaws.com
+        webview-assets.cloud9.ca-central-1.amazonaws.com
+        webview-assets.cloud9.eu-central-1.amazonaws.com
+        webview-assets.cloud9.eu-north-1.amazonaws.com
+        webview-assets.cloud9.eu-south-1.amazonaws.com
+        webview-assets.cloud9.eu-west-1.amazonaws.com
+        webview-assets.cloud9.eu-west-2.amazonaws.com
+        webview-assets.cloud9.eu-west-3.amazonaws.com
+        webview-assets.cloud9.me-south-1.amazonaws.com
+        webview-assets.cloud9.sa-east-1.amazonaws.com
+        webview-assets.cloud9.us-east-1.amazonaws.com
+        webview-assets.cloud9.us-east-2.amazonaws.com
+        webview-assets.cloud9.us-west-1.amazonaws.com
+        webview-assets.cloud9.us-west-2.amazonaws.com
+        wed
+        wedding
+        weeklylottery.org.uk
+        wegrow.pl
+        weibo
+        weir
+        west1-us.cloudjiffy.net
+        westcentralus-01.azurewebsites.net
+        westeurope-01.azurewebsites.net
+        westeurope.azurestaticapps.net
+        westindia-01.azurewebsites.net
+        westus-01.azurewebsites.net
+        westus2-01.azurewebsites.net
+        westus2.azurestaticapps.net
+        westus3-01.azurewebsites.net
+        wf
+        whitesnow.jp
+        whm.fr-par.scw.cloud
+        whm.nl-ams.scw.cloud
+        whoswho
+        wi.us
+        wielun.pl
+        wien
+        wien.funkfeuer.at
+        wif.gov.pl
+        wiih.gov.pl
+        wiki
+        wiki.bo
+        wiki.br
+        williamhill
+        win
+        winb.gov.pl
+        windows
+        windsurf.app
+        windsurf.build
+        wine
+        winners
+        wios.gov.pl
+        wiredbladehosting.com
+        witd.gov.pl
+        with.playit.plus
+        withgoogle.com
+        withyoutube.com
+        wiw.gov.pl
+        wix.run
+        wixsite.com
+        wixstudio.com
+        wixstudio.io
+        wjg.jp
+        wkz.gov.pl
+        wlocl.pl
+        wloclawek.pl
+        wmcloud.org
+        wme
+        wmflabs.org
+        wnext.app
+        wodzislaw.pl
+        wolomin.pl
+        woltlab-demo.com
+        woodside
+        work
+        workers.dev
+        workinggroup.aero
+        workisboring.com
+        works
+        works.aero
+        world
+        worse-than.tv
+        wow
+        wp2.host
+        wpdevcloud.com
+        wpenginepowered.com
+        wphostedmail.com
+        wpmucdn.com
+        wpmudev.host
+        wpsquared.site
+        writesthisblog.com
+        wroc.pl
+        wroclaw.pl
+        ws
+        wsa.gov.pl
+        wskr.gov.pl
+        wsse.gov.pl
+        wtc
+        wtf
+        wuoz.gov.pl
+        wv.us
+        www.ro
+        wy.us
+        wzmiuw.gov.pl
+        x.bg
+        x.mythic-beasts.com
+        x.se
+        x0.com
+        x0.to
+        x443.pw
+        xbox
+        xen.prgmr.com
+        xerox
+        xihuan
+        xii.jp
+        xin
+        xj.cn
+        xmit.dev
+        xn--0trq7p7nn.jp
+        xn--11b4c3d
+        xn--12c1fe0br.xn--o3cw4h
+        xn--12cfi8ixb8l.xn--o3cw4h
+        xn--12co0c3b4eva.xn--o3cw4h
+        xn--1ck2e1b
+        xn--1ctwo.jp
+        xn--1lqs03n.jp
+        xn--1lqs71d.jp
+        xn--1qqw23a
+        xn--2m4a15e.jp
+        xn--2scrj9c
+        xn--30rr7y
+        xn--32vp30h.jp
+        xn--3bst00m
+        xn--3ds443g
+        xn--3e0b707e
+        xn--3hcrj9c
+        xn--3pxu8k
+        xn--41a.xn--p1acf
+        xn--42c2d9a
+        xn--45br5cyl
+        xn--45brj9c
+        xn--45q11c
+        xn--4dbgdty6c.xn--4dbrk0ce
+        xn--4dbrk0ce
+        xn--4gbrim
+        xn--4it168d.jp
+        xn--4it797k.jp
+        xn--4pvxs.jp
+        xn--54b7fta0cc
+        xn--55qw42g
+        xn--55qx5d
+        xn--55qx5d.cn
+        xn--55qx5d.hk
+        xn--55qx5d.xn--j6w193g
+        xn--5dbhl8d.xn--4dbrk0ce
+        xn--5js045d.jp
+        xn--5rtp49c.jp
+        xn--5rtq34k.jp
+        xn--5su34j936bgsg
+        xn--5tzm5g
+        xn--6btw5a.jp
+        xn--6frz82g
+        xn--6orx2r.jp
+        xn--6qq986b3xl
+        xn--7t0a264c.jp
+        xn--80aaa0cvac.xn--p1acf
+        xn--80adxhks
+        xn--80ao21a
+        xn--80aqecdr1a
+        xn--80asehdb
+        xn--80aswg
+        xn--80au.xn--90a3ac
+        xn--8dbq2a.xn--4dbrk0ce
+        xn--8ltr62k.jp
+        xn--8pvr4u.jp
+        xn--8y0a063a
+        xn--90a1af.xn--p1acf
+        xn--90a3ac
+        xn--90ae
+        xn--90ais
+        xn--90amc.xn--p1acf
+        xn--90azh.xn--90a3ac
+        xn--9dbq2a
+        xn--9et52u
+        xn--9krt00a
+        xn--9tfky.id
+        xn--andy-ira.no
+        xn--aroport-bya.ci
+        xn--asky-ira.no
+        xn--aurskog-hland-jnb.no
+        xn--avery-yua.no
+        xn--b-5ga.nordland.no
+        xn--b-5ga.telemark.no
+        xn--b4w605ferd
+        xn--balsan-sdtirol-nsb.it
+        xn--bck1b9a5dre4c
+        xn--bdddj-mrabd.no
+        xn--bearalvhki-y4a.no
+        xn--berlevg-jxa.no
+        xn--bhcavuotna-s4a.no
+        xn--bhccavuotna-k7a.no
+        xn--bidr-5nac.no
+        xn--bievt-0qa.no
+        xn--bjddar-pta.no
+        xn--blt-elab.no
+        xn--bmlo-gra.no
+        xn--bod-2na.no
+        xn--bozen-sdtirol-2ob.it
+        xn--brnny-wuac.no
+        xn--brnnysund-m8ac.no
+        xn--brum-voa.no
+        xn--btsfjord-9za.no
+        xn--bulsan-sdtirol-nsb.it
+        xn--c1avg
+        xn--c1avg.xn--90a3ac
+        xn--c1avg.xn--p1acf
+        xn--c2br7g
+        xn--c3s14m.jp
+        xn--cck2b3b
+        xn--cckwcxetd
+        xn--cesena-forl-mcb.it
+        xn--cesenaforl-i8a.it
+        xn--cg4bki
+        xn--ciqpn.hk
+        xn--clchc0ea0b2g2a9gcd
+        xn--czr694b
+        xn--czrs0t
+        xn--czru2d
+        xn--d1acj3b
+        xn--d1alf
+        xn--d1at.xn--90a3ac
+        xn--d5qv7z876c.jp
+        xn--davvenjrga-y4a.no
+        xn--djrs72d6uy.jp
+        xn--djty4k.jp
+        xn--dnna-gra.no
+        xn--drbak-wua.no
+        xn--dyry-ira.no
+        xn--e1a4c
+        xn--eckvdtc9d
+        xn--efvn9s.jp
+        xn--efvy88h
+        xn--ehqz56n.jp
+        xn--elqq16h.jp
+        xn--eveni-0qa01ga.no
+        xn--f6qx53a.jp
+        xn--fct429k
+        xn--fhbei
+        xn--finny-yua.no
+        xn--fiq228c5hs
+        xn--fiq64b
+        xn--fiqs8s
+        xn--fiqz9s
+        xn--fjord-lra.no
+        xn--fjq720a
+        xn--fl-zia.no
+        xn--flor-jra.no
+        xn--flw351e
+        xn--forl-cesena-fcb.it
+        xn--forlcesena-c8a.it
+        xn--fpcrj9c3d
+        xn--frde-gra.no
+        xn--frna-woa.no
+        xn--frya-hra.no
+        xn--fzc2c9e2c
+        xn--fzys8d69uvgm
+        xn--g2xx48c
+        xn--gckr3f0f
+        xn--gecrj9c
+        xn--ggaviika-8ya47h.no
+        xn--gildeskl-g0a.no
+        xn--givuotna-8ya.no
+        xn--gjvik-wua.no
+        xn--gk3at1e
+        xn--gls-elac.no
+        xn--gmq050i.hk
+        xn--gmqw5a.hk
+        xn--gmqw5a.xn--j6w193g
+        xn--gnstigbestellen-zvb.de
+        xn--gnstigliefern-wob.de
+        xn--h-2fa.no
+        xn--h1ahn.xn--p1acf
+        xn--h1aliz.xn--p1acf
+        xn--h2breg3eve
+        xn--h2brj9c
+        xn--h2brj9c8c
+        xn--h3cuzk1di.xn--o3cw4h
+        xn--hamary-fya.no
+        xn--hbmer-xqa.no
+        xn--hcesuolo-7ya35b.no
+        xn--hebda8b.xn--4dbrk0ce
+        xn--hery-ira.nordland.no
+        xn--hery-ira.xn--mre-og-romsdal-qqb.no
+        xn--hgebostad-g3a.no
+        xn--hkkinen-5wa.fi
+        xn--hmmrfeasta-s4ac.no
+        xn--hnefoss-q1a.no
+        xn--hobl-ira.no
+        xn--holtlen-hxa.no
+        xn--hpmir-xqa.no
+        xn--hxt814e
+        xn--hyanger-q1a.no
+        xn--hylandet-54a.no
+        xn--i1b6b1a6a2e
+        xn--imr513n
+        xn--indery-fya.no
+        xn--io0a7i
+        xn--io0a7i.cn
+        xn--io0a7i.hk
+        xn--j1adp.xn--p1acf
+        xn--j1aef
+        xn--j1aef.xn--p1acf
+        xn--j1ael8b.xn--p1acf
+        xn--j1amh
+        xn--j6w193g
+        xn--jlq480n2rg
+        xn--jlster-bya.no
+        xn--jrpeland-54a.no
+        xn--jvr189m
+        xn--k7yn95e.jp
+        xn--karlsy-fya.no
+        xn--karmy-yua.no
+        xn--kbrq7o.jp
+        xn--kcrx77d1x4a
+        xn--kfjord-iua.no
+        xn--klbu-woa.no
+        xn--klt787d.jp
+        xn--kltp7d.jp
+        xn--kltx9a.jp
+        xn--klty5x.jp
+        xn--koluokta-7ya57h.no
+        xn--kprw13d
+        xn--kpry57d
+        xn--kput3i
+        xn--krager-gya.no
+        xn--kranghke-b0a.no
+        xn--krdsherad-m8a.no
+        xn--krehamn-dxa.no
+        xn--krjohka-hwab49j.no
+        xn--ksnes-uua.no
+        xn--kvfjord-nxa.no
+        xn--kvitsy-fya.no
+        xn--kvnangen-k0a.no
+        xn--l-1fa.no
+        xn--l1acc
+        xn--laheadju-7ya.no
+        xn--langevg-jxa.no
+        xn--lcvr32d.hk
+        xn--ldingen-q1a.no
+        xn--leagaviika-52b.no
+        xn--lesund-hua.no
+        xn--lgbbat1ad8j
+        xn--lgrd-poac.no
+        xn--lhppi-xqa.no
+        xn--linds-pra.no
+        xn--loabt-0qa.no
+        xn--lrdal-sra.no
+        xn--lrenskog-54a.no
+        xn--lt-liac.no
+        xn--lten-gra.no
+        xn--lury-ira.no
+        xn--m3ch0j3a.xn--o3cw4h
+        xn--mely-ira.no
+        xn--merker-kua.no
+        xn--mgb2ddes
+        xn--mgb9awbf
+        xn--mgba3a3ejt
+        xn--mgba3a4f16a
+        xn--mgba3a4f16a.ir
+        xn--mgba3a4fra
+        xn--mgba3a4fra.ir
+        xn--mgba7c0bbn0a
+        xn--mgbaam7a8h
+        xn--mgbab2bd
+        xn--mgbah1a3hjkrd
+        xn--mgbai9a5eva00b
+        xn--mgbai9azgqp6j
+        xn--mgbayh7gpa
+        xn--mgbbh1a
+        xn--mgbbh1a71e
+        xn--mgbc0a9azcg
+        xn--mgbca7dzdo
+        xn--mgbcpq6gpa1a
+        xn--mgberp4a5d4a87g
+        xn--mgberp4a5d4ar
+        xn--mgbgu82a
+        xn--mgbi4ecexp
+        xn--mgbpl2fh
+        xn--mgbqly7c0a67fbc
+        xn--mgbqly7cvafr
+        xn--mgbt3dhd
+        xn--mgbtf8fl
+        xn--mgbtx2b
+        xn--mgbx4cd0ab
+        xn--mix082f
+        xn--mix891f
+        xn--mjndalen-64a.no
+        xn--mk0axi.hk
+        xn--mk1bu44c
+        xn--mkru45i.jp
+        xn--mlatvuopmi-s4a.no
+        xn--mli-tla.no
+        xn--mlselv-iua.no
+        xn--moreke-jua.no
+        xn--mori-qsa.nz
+        xn--mosjen-eya.no
+        xn--mot-tla.no
+        xn--msy-ula0h.no
+        xn--mtta-vrjjat-k7af.no
+        xn--muost-0qa.no
+        xn--mxtq1m
+        xn--mxtq1m.hk
+        xn--mxtq1m.xn--j6w193g
+        xn--ngbc5azd
+        xn--ngbe9e0a
+        xn--ngbrx
+        xn--nit225k.jp
+        xn--nmesjevuemie-tcba.no
+        xn--nnx388a
+        xn--node
+        xn--nqv7f
+        xn--nqv7fs00ema
+        xn--nry-yla5g.no
+        xn--ntso0iqx3a.jp
+        xn--ntsq17g.jp
+        xn--nttery-byae.no
+        xn--nvuotna-hwa.no
+        xn--nyqy26a
+        xn--o1ac.xn--90a3ac
+        xn--o1ach.xn--90a3ac
+        xn--o3cw4h
+        xn--o3cyx2a.xn--o3cw4h
+        xn--od0alg.cn
+        xn--od0alg.hk
+        xn--od0alg.xn--j6w193g
+        xn--od0aq3b.hk
+        xn--ogbpf8fl
+        xn--oppegrd-ixa.no
+        xn--ostery-fya.no
+        xn--osyro-wua.no
+        xn--otu796d
+        xn--p1acf
+        xn--p1ai
+        xn--pgbs0dh
+        xn--porsgu-sta26f.no
+        xn--pssu33l.jp
+        xn--pssy2u
+        xn--q7ce6a
+        xn--q9jyb4c
+        xn--qcka1pmc
+        xn--qqqt11m.jp
+        xn--qxa6a
+        xn--qxam
+        xn--rady-ira.no
+        xn--rdal-poa.no
+        xn--rde-ula.no
+        xn--rdy-0nab.no
+        xn--rennesy-v1a.no
+        xn--rhkkervju-01af.no
+        xn--rholt-mra.no
+        xn--rhqv96g
+        xn--rht27z.jp
+        xn--rht3d.jp
+        xn--rht61e.jp
+        xn--risa-5na.no
+        xn--risr-ira.no
+        xn--rland-uua.no
+        xn--rlingen-mxa.no
+        xn--rmskog-bya.no
+        xn--rny31h.jp
+        xn--rovu88b
+        xn--rros-gra.no
+        xn--rskog-uua.no
+        xn--rst-0na.no
+        xn--rsta-fra.no
+        xn--rvc1e0am3e
+        xn--ryken-vua.no
+        xn--ryrvik-bya.no
+        xn--s-1fa.no
+        xn--s9brj9c
+        xn--sandnessjen-ogb.no
+        xn--sandy-yua.no
+        xn--sdtirol-n2a.it
+        xn--seral-lra.no
+        xn--ses554g
+        xn--sgne-gra.no
+        xn--skierv-uta.no
+        xn--skjervy-v1a.no
+        xn--skjk-soa.no
+        xn--sknit-yqa.no
+        xn--sknland-fxa.no
+        xn--slat-5na.no
+        xn--slt-elab.no
+        xn--smla-hra.no
+        xn--smna-gra.no
+        xn--snase-nra.no
+        xn--sndre-land-0cb.no
+        xn--snes-poa.no
+        xn--snsa-roa.no
+        xn--sr-aurdal-l8a.no
+        xn--sr-fron-q1a.no
+        xn--sr-odal-q1a.no
+        xn--sr-varanger-ggb.no
+        xn--srfold-bya.no
+        xn--srreisa-q1a.no
+        xn--srum-gra.no
+        xn--stjrdal-s1a.no
+        xn--stjrdalshalsen-sqb.no
+        xn--stre-toten-zcb.no
+        xn--t60b56a
+        xn--tckwe
+        xn--tiq49xqyj
+        xn--tjme-hra.no
+        xn--tn0ag.hk
+        xn--tnsberg-q1a.no
+        xn--tor131o.jp
+        xn--trany-yua.no
+        xn--trentin-sd-tirol-rzb.it
+        xn--trentin-sdtirol-7vb.it
+        xn--trentino-sd-tirol-c3b.it
+        xn--trentino-sdtirol-szb.it
+        xn--trentinosd-tirol-rzb.it
+        xn--trentinosdtirol-7vb.it
+        xn--trentinsd-tirol-6vb.it
+        xn--trentinsdtirol-nsb.it
+        xn--trgstad-r1a.no
+        xn--trna-woa.no
+        xn--troms-zua.no
+        xn--tysvr-vra.no
+        xn--uc0atv.hk
+        xn--uc0atv.xn--j6w193g
+        xn--uc0ay4a.hk
+        xn--uist22h.jp
+        xn--uisz3g.jp
+        xn--unjrga-rta.no
+        xn--unup4y
+        xn--uuwu58a.jp
+        xn--vads-jra.no
+        xn--valle-aoste-ebb.it
+        xn--valle-d-aoste-ehb.it
+        xn--valleaoste-e7a.it
+        xn--valledaoste-ebb.it
+        xn--vard-jra.no
+        xn--vegrshei-c0a.no
+        xn--vermgensberater-ctb
+        xn--vermgensberatung-pwb
+        xn--vestvgy-ixa6o.no
+        xn--vg-yiab.no
+        xn--vgan-qoa.no
+        xn--vgsy-qoa0j.no
+        xn--vgu402c.jp
+        xn--vhquv
+        xn--vler-qoa.hedmark.no
+        xn--vler-qoa.xn--stfold-9xa.no
+        xn--vre-eiker-k8a.no
+        xn--vrggt-xqad.no
+        xn--vry-yla5g.no
+        xn--vuq861b
+        xn--w4r85el8fhu5dnra
+        xn--w4rs40l
+        xn--wcvs22d.hk
+        xn--wcvs22d.xn--j6w193g
+        xn--wgbh1c
+        xn--wgbl6a
+        xn--xhq521b
+        xn--xkc2al3hye2a
+        xn--xkc2dl3a5ee0h
+        xn--y9a3aq
+        xn--yer-zna.no
+        xn--yfro4i67o
+        xn--ygarden-p1a.no
+        xn--ygbi2ammx
+        xn--ystre-slidre-ujb.no
+        xn--zbx025d.jp
+        xn--zf0avx.hk
+        xn--zfr164b
+        xs4all.space
+        xtooldevice.com
+        xx.kg
+        xxx
+        xxx.ec
+        xyz
+        xyz.br
+        xz.cn
+        y.bg
+        y.se
+        yabu.hyogo.jp
+        yabuki.fukushima.jp
+        yachimata.chiba.jp
+        yachiyo.chiba.jp
+        yachiyo.ibaraki.jp
+        yachts
+        yaese.okinawa.jp
+        yahaba.iwate.jp
+        yahiko.niigata.jp
+        yahoo
+        yaita.tochigi.jp
+        yaizu.shizuoka.jp
+        yakage.okayama.jp
+        yakumo.hokkaido.jp
+        yakumo.shimane.jp
+        yali.mythic-beasts.com
+        yalta.ua
+        yamada.fukuoka.jp
+        yamada.iwate.jp
+        yamada.toyama.jp
+        yamaga.kumamoto.jp
+        yamagata.gifu.jp
+        yamagata.ibaraki.jp
+        yamagata.jp
+        yamagata.nagano.jp
+        yamagata.yamagata.jp
+        yamaguchi.jp
+        yamakita.kanagawa.jp
+        yamamoto.miyagi.jp
+        yamanakako.yamanashi.jp
+        yamanashi.jp
+        yamanashi.yamanashi.jp
+        yamanobe.yamagata.jp
+        yamanouchi.nagano.jp
+        yamashina.kyoto.jp
+        yamato.fukushima.jp
+        yamato.kanagawa.jp
+        yamato.kumamoto.jp
+        yamatokoriyama.nara.jp
+        yamatotakada.nara.jp
+        yamatsuri.fukushima.jp
+        yamaxun
+        yamazoe.nara.jp
+        yame.fukuoka.jp
+        yanagawa.fukuoka.jp
+        yanaizu.fukushima.jp
+        yandex
+        yandexcloud.net
+        yao.osaka.jp
+        yaotsu.gifu.jp
+        yarrow-point.wa.us
+        yasaka.nagano.jp
+        yashio.saitama.jp
+        yashiro.hyogo.jp
+        yasu.shiga.jp
+        yasuda.kochi.jp
+        yasugi.shimane.jp
+        yasuoka.nagano.jp
+        yatomi.aichi.jp
+        yatsuka.shimane.jp
+        yatsushiro.kumamoto.jp
+        yawara.ibaraki.jp
+        yawata.kyoto.jp
+        yawatahama.ehime.jp
+        yazu.tottori.jp
+        ye
+        yenbai.vn
+        yicp.fun
+        yk.ca
+        yn.cn
+        ynh.fr
+        yodobashi
+        yoga
+        yoichi.hokkaido.jp
+        yoita.niigata.jp
+        yoka.hyogo.jp
+        yokaichiba.chiba.jp
+        yokawa.hyogo.jp
+        yokkaichi.mie.jp
+        yokohama
+        yokoshibahikari.chiba.jp
+        yokosuka.kanagawa.jp
+        yokote.akita.jp
+        yokoze.saitama.jp
+        yolasite.com
+        yomitan.okinawa.jp
+        yonabaru.okinawa.jp
+        yonago.tottori.jp
+        yonaguni.okinawa.jp
+        yonezawa.yamagata.jp
+        yono.saitama.jp
+        yorii.saitama.jp
+        yoro.gifu.jp
+        yoshida.saitama.jp
+        yoshida.shizuoka.jp
+        yoshikawa.saitama.jp
+        yoshimi.saitama.jp
+        yoshino.nara.jp
+        yoshinogari.saga.jp
+        yoshioka.gunma.jp
+        yotsukaido.chiba.jp
+        you
+        you2.pl
+        youtube
+        yt
+        yuasa.wakayama.jp
+        yufu.oita.jp
+        yugawa.fukushima.jp
+        yugawara.kanagawa.jp
+        yuki.ibaraki.jp
+        yukuhashi.fukuoka.jp
+        yun
+        yura.wakayama.jp
+        yurihonjo.akita.jp
+        yusuhara.kochi.jp
+        yusui.kagoshima.jp
+        yuu.yamaguchi.jp
+        yuza.yamagata.jp
+        yuzawa.niigata.jp
+        z.bg
+        z.se
+        za.bz
+        za.com
+        za.net
+        za.org
+        zabc.net
+        zachpomor.pl
+        zagan.pl
+        zakarpattia.ua
+        zakopane.pl
+        zama.kanagawa.jp
+        zamami.okinawa.jp
+        zao.miyagi.jp
+        zap.cloud
+        zaporizhzhe.ua
+        zaporizhzhia.ua
+        zappos
+        zapto.org
+        zara
+        zarow.pl
+        zeabur.app
+        zentsuji.kagawa.jp
+        zero
+        zgierz.pl
+        zgora.pl
+        zgorzelec.pl
+        zhitomir.ua
+        zhytomyr.ua
+        zicp.fun
+        zip
+        zj.cn
+        zlg.br
+        zm
+        zombie.jp
+        zone
+        zone.id
+        zp.gov.pl
+        zp.ua
+        zpisdn.gov.pl
+        zt.ua
+        zuerich
+        zushi.kanagawa.jp
+        zw
+        """
 }
