@@ -300,6 +300,26 @@ struct CookieJarFindingsTests {
         #expect(CookieRules.path("/caf\u{E9}/x", matches: "/caf\u{E9}"))
     }
 
+    // MARK: Hostile headers
+
+    @Test("hostile headers stay bounded: a 1 MB value, 100,000 attributes, a 1 MB joined field of commas")
+    func hostileHeaders() throws {
+        let jar = try jar()
+        let site = url("https://h.example/")
+        #expect(!jar.store(setCookie: "big=" + String(repeating: "v", count: 1 << 20), from: site))
+        let attributes = String(repeating: "; Domain=" + String(repeating: "d", count: 2_000), count: 1_000)
+        #expect(jar.store(setCookie: "many=1" + attributes + String(repeating: ";x", count: 100_000), from: site))
+        #expect(jar.allCookies.first?.isHostOnly == true, "a Domain over 1024 bytes is ignored")
+        let commas = "a=1" + String(repeating: ", b", count: 300_000)
+        #expect(SetCookieSplitter.split(commas).count == 1)
+        let pairs = (0..<50_000).map { "c\($0)=1" }.joined(separator: ", ")
+        #expect(SetCookieSplitter.split(pairs).count == 50_000)
+        var headers = HTTPHeaders()
+        headers.add(.setCookie, pairs)  // one field from a transport that keeps fields: one cookie, refused as too big
+        jar.store(from: HTTPResponse(status: .ok, headers: headers), for: site)
+        #expect(jar.allCookies.map(\.name) == ["many"])
+    }
+
     // MARK: Issue 29 item 10: no caller closure under the lock
 
     @Test("remove(where:) runs its closure outside the jar's lock: the closure may use the jar")
