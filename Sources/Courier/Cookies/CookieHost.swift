@@ -29,7 +29,7 @@ struct CookieHost: Hashable, Sendable {
     init?(_ raw: String) {
         var text = Substring(raw)
         if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
-        if text.contains(":") {
+        if text.utf8.contains(UInt8(ascii: ":")) {
             guard let address = Self.ipv6(String(text)) else { return nil }
             name = address
             isIPAddress = true
@@ -109,7 +109,7 @@ struct CookieHost: Hashable, Sendable {
 
     private static func ipv6(_ text: String) -> String? {
         var address = in6_addr()
-        guard !text.contains("%"), inet_pton(AF_INET6, text, &address) == 1 else { return nil }
+        guard !text.utf8.contains(UInt8(ascii: "%")), inet_pton(AF_INET6, text, &address) == 1 else { return nil }
         let bytes = withUnsafeBytes(of: &address) { Array($0) }
         if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
             return bytes[12...].map { String($0) }.joined(separator: ".")

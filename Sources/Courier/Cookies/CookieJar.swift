@@ -207,10 +207,11 @@ public final class CookieJar: Sendable {
     /// in the future and at most 400 days away (later ones are brought forward).
     func validated(_ cookie: Cookie, now date: Date) -> Cookie? {
         guard !cookie.name.isEmpty, SetCookie.isAllowed(cookie.name), SetCookie.isAllowed(cookie.value),
-            !cookie.name.contains(";"), !cookie.name.contains("="), !cookie.value.contains(";"),
+            !cookie.name.utf8.contains(UInt8(ascii: ";")), !cookie.name.utf8.contains(UInt8(ascii: "=")),
+            !cookie.value.utf8.contains(UInt8(ascii: ";")),
             cookie.name.utf8.count + cookie.value.utf8.count <= limits.maximumCookieSize,
             cookie.path.hasPrefix("/"), cookie.path.utf8.count <= SetCookie.maximumAttributeSize,
-            SetCookie.isAllowed(cookie.path), !cookie.path.contains(";"),
+            SetCookie.isAllowed(cookie.path), !cookie.path.utf8.contains(UInt8(ascii: ";")),
             let host = CookieHost(cookie.domain), host.name == cookie.domain,
             cookie.isHostOnly || (!host.isIPAddress && !suffixes.isPublicSuffix(host.name))
         else { return nil }

@@ -68,8 +68,18 @@ struct SetCookie: Equatable {
         }
     }
 
-    private static func trim(_ text: Substring) -> String {
-        String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    /// Without leading and trailing blanks (spaces and tabs), by bytes.
+    static func trim(_ text: Substring) -> String {
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        var end = utf8.endIndex
+        while start < end, utf8[start] == 0x20 || utf8[start] == 0x09 { start = utf8.index(after: start) }
+        while start < end {
+            let before = utf8.index(before: end)
+            guard utf8[before] == 0x20 || utf8[before] == 0x09 else { break }
+            end = before
+        }
+        return String(text[start..<end])
     }
 
     /// No control character but tab, no DEL, no U+FFFD (what a byte that was not UTF-8 became).

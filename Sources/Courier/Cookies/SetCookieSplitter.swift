@@ -28,7 +28,7 @@ enum SetCookieSplitter {
             index += 1
         }
         cookies.append(String(decoding: bytes[start...], as: UTF8.self))
-        return cookies.map(trim).filter { !$0.isEmpty }
+        return cookies.map { SetCookie.trim($0[...]) }.filter { !$0.isEmpty }
     }
 
     /// Where the scan is within one cookie's text.
@@ -108,9 +108,5 @@ enum SetCookieSplitter {
             }
         }
         return false
-    }
-
-    private static func trim(_ text: String) -> String {
-        String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }
