@@ -11,7 +11,8 @@ import Foundation
 
 /// A jar's file: JSON, written whole to a new owner-only (0600) temporary file and renamed into
 /// place. It is opened with `O_NOFOLLOW` and judged by the opened descriptor (`fstat`), so a link
-/// swapped in is never followed: it must be a regular file of the current user. A file that others
+/// swapped in is never followed: it must be a regular file of the current user with no other hard
+/// link. A file that others
 /// may read or write (group or other permission bits) is not trusted: when it reads as a jar its
 /// cookies are dropped and it is rewritten owner-only and empty; when it does not, it is refused
 /// and left as it is (it may be some other file the jar was pointed at by mistake).
@@ -38,6 +39,8 @@ enum CookieFile {
         guard fstat(descriptor, &info) == 0 else { throw refusal(file, "cannot be examined") }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw refusal(file, "is not a regular file") }
         guard info.st_uid == geteuid() else { throw refusal(file, "belongs to another user") }
+        // A hard link: another name (perhaps another user's folder) shares the file.
+        guard info.st_nlink <= 1 else { throw refusal(file, "has other hard links") }
         guard Int(info.st_size) <= maximumSize else { throw refusal(file, "is larger than \(maximumSize) bytes") }
         let isOpenToOthers = (info.st_mode & 0o077) != 0
         let data = try read(descriptor, file)

@@ -197,14 +197,19 @@ public final class CookieJar: Sendable {
             name: received.name, value: received.value, domain: domain, isHostOnly: isHostOnly,
             path: received.path ?? CookieRules.defaultPath(of: url), expires: expires, isSecure: received.isSecure,
             isHTTPOnly: received.isHTTPOnly, sameSite: received.sameSite, created: date)
+        // The prefixes bind every set, deletions included (RFC 6265bis §5.7).
+        if Self.hasPrefix(received.name, "__Secure-") || Self.hasPrefix(received.name, "__Host-"), !received.isSecure {
+            return nil
+        }
         if let expires, expires <= date { return cookie }  // a deletion
         return validated(cookie, now: date)
     }
 
     /// The cookie if it keeps every rule a stored cookie keeps, whatever its origin (a response or
-    /// the jar's file): name, value and path characters and sizes, a canonical domain that is not
-    /// a public suffix unless host-only, IP addresses host-only, the name prefixes, and an expiry
-    /// in the future and at most 400 days away (later ones are brought forward).
+    /// the jar's file): name, value and path characters and sizes, a `SameSite` of at most 1,024
+    /// bytes, a creation time not in the future, a canonical domain that is not a public suffix
+    /// unless host-only, IP addresses host-only, the name prefixes, and an expiry in the future
+    /// and at most 400 days away (later ones are brought forward).
     func validated(_ cookie: Cookie, now date: Date) -> Cookie? {
         guard !cookie.name.isEmpty, SetCookie.isAllowed(cookie.name), SetCookie.isAllowed(cookie.value),
             !cookie.name.utf8.contains(UInt8(ascii: ";")), !cookie.name.utf8.contains(UInt8(ascii: "=")),
@@ -213,7 +218,8 @@ public final class CookieJar: Sendable {
             cookie.path.hasPrefix("/"), cookie.path.utf8.count <= SetCookie.maximumAttributeSize,
             SetCookie.isAllowed(cookie.path), !cookie.path.utf8.contains(UInt8(ascii: ";")),
             let host = CookieHost(cookie.domain), host.name == cookie.domain,
-            cookie.isHostOnly || (!host.isIPAddress && !suffixes.isPublicSuffix(host.name))
+            cookie.isHostOnly || (!host.isIPAddress && !suffixes.isPublicSuffix(host.name)),
+            (cookie.sameSite?.utf8.count ?? 0) <= SetCookie.maximumAttributeSize, cookie.created <= date
         else { return nil }
         if Self.hasPrefix(cookie.name, "__Secure-") || Self.hasPrefix(cookie.name, "__Host-"), !cookie.isSecure {
             return nil

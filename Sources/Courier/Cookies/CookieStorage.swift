@@ -5,11 +5,14 @@ import Foundation
 /// site's cookies, not the whole jar. Not thread-safe: ``CookieJar`` keeps it in a lock.
 ///
 /// Limits, as browsers keep them: at most ``CookieJar/Limits/maximumCookiesPerSite`` in a site,
-/// evicting within that site (expired first, then the least recently used), so that one site
-/// cannot push out another's cookies by its own; at most ``CookieJar/Limits/maximumCookies`` in
-/// all, and past that the jar purges down to nine tenths of it in one pass (expired first, then
-/// the least recently used of the non-secure cookies, then of the secure ones), which keeps the
-/// cost of storing near-linear.
+/// evicting within that site (expired first, then the least recently used of the non-secure
+/// cookies, then of the secure ones: RFC 6265bis §5.7), so that one site's cookies make room
+/// for that site's own; at most ``CookieJar/Limits/maximumCookies`` in all, and past that the jar
+/// purges down to nine tenths of it in one pass (expired first, then the least recently used of
+/// the non-secure cookies, then of the secure ones), which keeps the cost of storing near-linear.
+/// Under that global limit many sites together can still push out another site's cookies, as in
+/// browsers. A cookie from a non-secure origin never evicts a `Secure` cookie: when the only room
+/// left is a secure cookie's, the new cookie is refused instead.
 struct CookieStorage {
     struct Entry {
         var cookie: Cookie
@@ -42,8 +45,11 @@ struct CookieStorage {
             }
             if shadows { return false }
         }
+        // RFC 6265bis §5.7: a cookie is the same one when name, domain, host-only flag and path agree,
+        // so a sibling subdomain's `Domain` cookie neither replaces nor deletes a host-only one.
         let existing = bucket.firstIndex {
-            $0.cookie.name == cookie.name && $0.cookie.domain == cookie.domain && $0.cookie.path == cookie.path
+            $0.cookie.name == cookie.name && $0.cookie.domain == cookie.domain
+                && $0.cookie.isHostOnly == cookie.isHostOnly && $0.cookie.path == cookie.path
         }
         if let expires = cookie.expires, expires <= now {
             if let existing {
@@ -59,17 +65,30 @@ struct CookieStorage {
             bucket[existing].lastAccess = now
             return true
         }
-        bucket.append(Entry(cookie: cookie, lastAccess: now, sequence: nextSequence))
+        let sequence = nextSequence
+        bucket.append(Entry(cookie: cookie, lastAccess: now, sequence: sequence))
         nextSequence += 1
         count += 1
         while bucket.count > limits.maximumCookiesPerSite {
-            bucket.remove(at: Self.leastWorth(bucket, now: now))
+            let sparesSecure = !fromSecureOrigin
+            guard let victim = Self.leastWorth(bucket, sparing: sequence, sparesSecure: sparesSecure, now: now) else {
+                // Only secure cookies could make room, and a non-secure origin may not evict them.
+                bucket.removeLast()
+                count -= 1
+                return false
+            }
+            bucket.remove(at: victim)
             count -= 1
         }
         if count > limits.maximumCookies {
             sites[site] = bucket
-            purge(now: now)
+            purge(now: now, sparesSecure: !fromSecureOrigin)
             bucket = sites.removeValue(forKey: site) ?? []
+            if count > limits.maximumCookies, let index = bucket.firstIndex(where: { $0.sequence == sequence }) {
+                bucket.remove(at: index)
+                count -= 1
+            }
+            return bucket.contains { $0.sequence == sequence }
         }
         return true
     }
@@ -119,18 +138,27 @@ struct CookieStorage {
         count = 0
     }
 
-    /// The index of the entry to evict from a site: an expired one, else the least recently used.
-    private static func leastWorth(_ bucket: [Entry], now: Date) -> Int {
+    /// The index of the entry to evict from a site, never the one just stored (`sparing`): an
+    /// expired one, else the least recently used non-secure one, else (unless `sparesSecure`, for a
+    /// non-secure origin) the least recently used secure one; `nil` when none may go.
+    private static func leastWorth(_ bucket: [Entry], sparing sequence: UInt64, sparesSecure: Bool, now: Date) -> Int? {
         if let expired = bucket.firstIndex(where: { ($0.cookie.expires ?? .distantFuture) <= now }) { return expired }
-        var oldest = 0
-        for index in bucket.indices where bucket[index].lastAccess < bucket[oldest].lastAccess { oldest = index }
-        return oldest
+        var oldest: [Bool: Int] = [:]
+        for index in bucket.indices where bucket[index].sequence != sequence {
+            let secure = bucket[index].cookie.isSecure
+            if let current = oldest[secure], bucket[current].lastAccess <= bucket[index].lastAccess { continue }
+            oldest[secure] = index
+        }
+        return oldest[false] ?? (sparesSecure ? nil : oldest[true])
     }
 
-    /// Purges the whole jar down to nine tenths of its limit, in one sort.
-    private mutating func purge(now: Date) {
+    /// Purges the whole jar down to nine tenths of its limit, in one sort; with `sparesSecure`
+    /// (a non-secure origin stored last), unexpired secure cookies are left alone.
+    private mutating func purge(now: Date, sparesSecure: Bool) {
         let target = limits.maximumCookies - limits.maximumCookies / 10
-        let all = sites.values.joined().map { entry in
+        let all = sites.values.joined().filter { entry in
+            !sparesSecure || !entry.cookie.isSecure || (entry.cookie.expires ?? .distantFuture) <= now
+        }.map { entry in
             (
                 expired: (entry.cookie.expires ?? .distantFuture) <= now, secure: entry.cookie.isSecure,
                 lastAccess: entry.lastAccess, sequence: entry.sequence
@@ -141,7 +169,7 @@ struct CookieStorage {
             if left.secure != right.secure { return !left.secure }
             if left.lastAccess != right.lastAccess { return left.lastAccess < right.lastAccess }
             return left.sequence < right.sequence
-        }.prefix(max(0, all.count - target)).map(\.sequence)
+        }.prefix(max(0, count - target)).map(\.sequence)
         let set = Set(doomed)
         for site in Array(sites.keys) {
             var bucket = sites.removeValue(forKey: site) ?? []
