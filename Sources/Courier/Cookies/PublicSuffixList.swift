@@ -7,21 +7,26 @@
 /// their own), and a host's registrable domain (the suffix and one more label: its *site*).
 ///
 /// Two sources answer the same questions: libpsl, loaded at run time where it is installed (every
-/// Linux machine with Debian's libcurl), with the system's list that the distribution keeps up to
-/// date; and otherwise (Apple platforms) the snapshot Courier carries (``PublicSuffixSnapshot``,
-/// refreshed by `scripts/update-public-suffixes`). Both read the ICANN and the private sections,
+/// Linux machine with Debian's libcurl), with the system's list; and the snapshot Courier carries
+/// (``PublicSuffixSnapshot``, refreshed by `scripts/update-public-suffixes`). The system's list
+/// may be older than the snapshot (Debian 12 ships the list of February 2023) or newer, so where
+/// libpsl loads the jar asks both (``Source/union``): a domain is a public suffix when either
+/// says so, and a registrable domain is the longest suffix either knows plus one label. Where
+/// libpsl is missing (Apple platforms) the snapshot alone answers. Both read the ICANN and the private sections,
 /// wildcards (`*.ck`), exceptions (`!www.ck`), and the implicit `*` rule: a top-level label that
 /// is not listed is a suffix too. Domains are lowercase ASCII, IDNs in punycode, no trailing dot.
 struct PublicSuffixList: Sendable {
     enum Source: Sendable, Hashable {
         case libpsl
         case snapshot
+        /// libpsl and the snapshot together: the stricter answer of the two.
+        case union
     }
 
     let source: Source
 
-    /// libpsl when it loads, else the snapshot.
-    static let shared = PublicSuffixList.libpsl ?? .snapshot
+    /// libpsl and the snapshot together when libpsl loads, else the snapshot.
+    static let shared = PublicSuffixList.libpsl != nil ? PublicSuffixList(source: .union) : .snapshot
 
     /// libpsl with the system's newest list; `nil` where it cannot be loaded.
     static let libpsl: PublicSuffixList? = {
@@ -46,6 +51,8 @@ struct PublicSuffixList: Sendable {
             #endif
         case .snapshot:
             return SnapshotRules.shared.publicSuffix(of: domain) == domain[...]
+        case .union:
+            return Self.snapshot.isPublicSuffix(domain) || Self.libpsl?.isPublicSuffix(domain) == true
         }
     }
 
@@ -62,6 +69,12 @@ struct PublicSuffixList: Sendable {
             #endif
         case .snapshot:
             return SnapshotRules.shared.registrableDomain(domain)
+        case .union:
+            // Both are suffixes of `domain`: the longer one comes from the longer public suffix.
+            guard let bundled = Self.snapshot.registrableDomain(domain) else { return nil }
+            guard let libpsl = Self.libpsl else { return bundled }
+            guard let system = libpsl.registrableDomain(domain) else { return nil }
+            return system.utf8.count > bundled.utf8.count ? system : bundled
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Courier
@@ -6,7 +7,7 @@ import Testing
 /// answer the same cases: ICANN and private rules, wildcards, exceptions, the implicit `*` rule.
 @Suite("Public suffix list")
 struct PublicSuffixListTests {
-    static let sources: [PublicSuffixList.Source] = [.libpsl, .snapshot]
+    static let sources: [PublicSuffixList.Source] = [.libpsl, .snapshot, .union]
 
     static let suffixes: [(String, Bool)] = [
         ("com", true), ("example.com", false), ("co.uk", true), ("uk", true), ("example.co.uk", false),
@@ -26,6 +27,8 @@ struct PublicSuffixListTests {
         switch source {
         case .libpsl: try #require(PublicSuffixList.libpsl, "libpsl.so.5 is installed wherever libcurl is")
         case .snapshot: .snapshot
+        case .union:
+            try #require(PublicSuffixList.libpsl != nil ? PublicSuffixList.shared : nil, "libpsl.so.5 is installed")
         }
     }
 
@@ -49,7 +52,28 @@ struct PublicSuffixListTests {
     func snapshot() {
         #expect(PublicSuffixSnapshot.date.count == 10)
         #expect(PublicSuffixSnapshot.rules.split(separator: "\n").count > 5000)
-        #expect(PublicSuffixList.shared.source == (PublicSuffixList.libpsl == nil ? .snapshot : .libpsl))
+        #expect(PublicSuffixList.shared.source == (PublicSuffixList.libpsl == nil ? .snapshot : .union))
+    }
+
+    /// Review finding 2: Debian 12's libpsl reads the list of February 2023; suffixes added since
+    /// (only in the bundled snapshot) must be refused too, and sites measured by the longest suffix.
+    @Test("the jar's list is the union of the system's and the snapshot's")
+    func union() {
+        let shared = PublicSuffixList.shared
+        for suffix in ["bank.in", "amplifyapp.com"] {
+            #expect(PublicSuffixList.snapshot.isPublicSuffix(suffix), "\(suffix) is in the snapshot")
+            #expect(shared.isPublicSuffix(suffix), "\(suffix)")
+        }
+        #expect(shared.registrableDomain("a.sbi.bank.in") == "sbi.bank.in")
+        #expect(shared.registrableDomain("x.evil.amplifyapp.com") == "evil.amplifyapp.com")
+        #expect(shared.registrableDomain("bank.in") == nil)
+        let jar = CookieJar()
+        let url = { (text: String) in URL(string: text)! }
+        #expect(!jar.store(setCookie: "sid=EVIL; Domain=bank.in; Path=/", from: url("https://evil.bank.in/")))
+        #expect(
+            !jar.store(setCookie: "s=EVIL; Domain=amplifyapp.com; Path=/", from: url("https://evil.amplifyapp.com/")))
+        #expect(jar.cookieHeader(for: url("https://sbi.bank.in/")) == nil)
+        #expect(jar.cookieHeader(for: url("https://victim.amplifyapp.com/")) == nil)
     }
 
     @Test("a host of 60 labels is answered quickly by both sources", arguments: sources)
