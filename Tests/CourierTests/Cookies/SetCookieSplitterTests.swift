@@ -22,14 +22,42 @@ struct SetCookieSplitterTests {
         #expect(SetCookieSplitter.split("foo=\"bar, baz=qux\", n=1") == ["foo=\"bar, baz=qux\"", "n=1"])
     }
 
-    @Test("a quote opens only at the start of a value, and a ';' ends it")
+    @Test("a quote opens only at the start of a value, and only when a later quote closes it")
     func quoteRules() {
         // Not at the start: no quote, so the comma splits.
         #expect(SetCookieSplitter.split("a=x\"y, b=2") == ["a=x\"y", "b=2"])
-        // An unclosed quote ends at ';': the next field is not swallowed.
+        // An unclosed quote is no quote: the next field is not swallowed.
         #expect(SetCookieSplitter.split("a=\"x; Path=/, b=2") == ["a=\"x; Path=/", "b=2"])
-        // A quoted attribute value too.
-        #expect(SetCookieSplitter.split("a=1; Comment=\"x, y=z\", b=2") == ["a=1; Comment=\"x, y=z\"", "b=2"])
+        // A quoted attribute value too; an unknown attribute never ends a field.
+        #expect(SetCookieSplitter.split("a=1; Comment=\"x, y=z\", b=2") == ["a=1; Comment=\"x, y=z\", b=2"])
+    }
+
+    /// Review finding 4: a quote closed later holds `;` and commas: no cookie is injected.
+    @Test("a closed quote runs past ';', so a comma inside it never splits")
+    func quoteWithSemicolon() {
+        #expect(SetCookieSplitter.split("a=\"x;y, b=INJECTED\"; Path=/") == ["a=\"x;y, b=INJECTED\"; Path=/"])
+        // Never closed: no quote, and the next field survives.
+        #expect(SetCookieSplitter.split("a=\"x, session=REAL; Path=/") == ["a=\"x", "session=REAL; Path=/"])
+    }
+
+    /// Review finding 4: after the first ';', a comma ends a field only after a complete known
+    /// attribute whose value cannot hold it.
+    @Test("attributes: a field ends only after a complete known attribute")
+    func attributes() {
+        let splits = [
+            "Path=/", "Domain=example.com", "Max-Age=60", "Max-Age=-1", "Secure", "HttpOnly", "Partitioned",
+            "SameSite=Lax", "samesite=STRICT", "Priority=High", "Expires=Wed, 09 Jun 2100 10:18:14 GMT",
+        ]
+        for attribute in splits {
+            #expect(SetCookieSplitter.split("a=1; \(attribute), b=2") == ["a=1; \(attribute)", "b=2"], "\(attribute)")
+        }
+        let holds = [
+            "Foo=bar", "Comment=x", "SameSite=Lax x", "Max-Age=6x", "Domain=a_b.example", "Domain=",
+            "Secure=1", "Expires=Wed", "Path=x",
+        ]
+        for attribute in holds {
+            #expect(SetCookieSplitter.split("a=1; \(attribute), b=2") == ["a=1; \(attribute), b=2"], "\(attribute)")
+        }
     }
 
     @Test("Expires in every form stays whole, whatever follows")
