@@ -77,6 +77,26 @@ struct CookieConformanceIntegrationTests {
         Case(
             name: "whitespace and empty values", fields: ["  a  =  1  ; Path=/", "b=; Path=/", "=c; Path=/"],
             setPath: "a", readPath: "echo/a", expected: "a=1; b="),
+        // The review's splitter probes (finding 4). A closed quote holds ';' and commas on both.
+        Case(
+            name: "a quote closed after ';' injects no cookie, even from URLSession's joined fields",
+            fields: ["a=\"x;y, b=INJECTED\"; Path=/"], setPath: "a", readPath: "echo/a", expected: "a=\"x"),
+        Case(
+            name: "an unclosed quote does not swallow the next field",
+            fields: ["a=\"x", "session=REAL; Path=/"], setPath: "a", readPath: "echo/a", expected: "session=REAL"),
+        Case(
+            name: "a weekday's comma in Expires never ends a field",
+            fields: ["a=1; Expires=Wed,b=INJECTED; Path=/"], setPath: "a", readPath: "echo/a", expected: "a=1"),
+        // The documented residual ambiguity: after a complete known attribute, `, name=` reads as two
+        // joined fields (a=1's part without Path keeps the default path /cookies/set, not sent here).
+        Case(
+            name: "`Path=/, b=…`: one cookie on curl; URLSession's joined fields cannot tell",
+            fields: ["a=1; Path=/, b=INJECTED; Path=/"], setPath: "a", readPath: "echo/a", expected: "a=1",
+            urlSessionExpected: .some("a=1; b=INJECTED")),
+        Case(
+            name: "`SameSite=Lax, b=…`: one cookie on curl; URLSession's joined fields cannot tell",
+            fields: ["a=1; SameSite=Lax, b=INJECTED; Path=/"], setPath: "a", readPath: "echo/a", expected: "a=1",
+            urlSessionExpected: .some("b=INJECTED")),
     ]
 
     private static func field(_ fields: [String]) -> String {
