@@ -24,7 +24,9 @@ let package = Package(
         .target(name: "CCourierCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // zlib, loaded at run time the same way: the codings Courier decodes itself.
         .target(name: "CCourierZlib", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "Courier", dependencies: ["CCourierCurl", "CCourierZlib"]),
+        // libpsl (the Public Suffix List), loaded at run time the same way: the cookie jar's suffixes.
+        .target(name: "CCourierPSL", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "Courier", dependencies: ["CCourierCurl", "CCourierZlib", "CCourierPSL"]),
         .target(name: "CourierTesting", dependencies: ["Courier"]),
         .target(name: "CourierImages", dependencies: ["Courier"]),
         .target(name: "ITunesSearch", dependencies: ["Courier"], path: "Examples/ITunesSearch"),

@@ -470,6 +470,7 @@ let plainScenarios: [Scenario] = [
                 }
             ),
         ]),
+    cookieJarScenario(scale: scale),
     manyInFlightScenario(base: settings.base, requests: settings.quick ? 1_000 : 10_000),
     streamScenario("CurlTransport", client: courierCurl, rounds: settings.quick ? 1 : 3),
     streamScenario("URLSessionTransport", client: courier, rounds: settings.quick ? 1 : 3),

@@ -18,7 +18,11 @@
   /cookies/home       {"cookie": the Cookie header or null}
   /cookies/cross      302 to /cookies/home on the other port (same host: cookies follow, per RFC 6265)
   /cookies/logout     deletes session (Max-Age=0)
+  /cookies/set/...?f=F  {"cookie": the Cookie header or null}, with one Set-Cookie field for each string of F
+                      (base64url of a JSON list, optional), sent as is: the conformance corpus on the wire
+  /cookies/echo/...   {"cookie": the Cookie header or null}, at any path
 """
+import base64
 import json
 import threading
 import time
@@ -115,6 +119,13 @@ def serve(connection, path, query, head, port, ports, response):
     elif path == "/cookies/cross":
         other = ports[1] if port == ports[0] else ports[0]
         send(response(302, b"", [("Location", f"http://127.0.0.1:{other}/cookies/home")], reason="Found"))
+    elif path.startswith("/cookies/set/"):
+        fields = json.loads(base64.urlsafe_b64decode(query["f"] + "==")) if "f" in query else []
+        body = json.dumps({"cookie": header(head, "cookie")}).encode()
+        send(response(200, body, [("Content-Type", "application/json")] + [("Set-Cookie", f) for f in fields]))
+    elif path.startswith("/cookies/echo/"):
+        body = json.dumps({"cookie": header(head, "cookie")}).encode()
+        send(response(200, body, [("Content-Type", "application/json")]))
     elif path == "/cookies/logout":
         send(response(200, b"{}", [("Content-Type", "application/json"),
                                    ("Set-Cookie", "session=; Max-Age=0; Path=/cookies")]))

@@ -6,7 +6,8 @@ public struct Cookie: Sendable, Hashable, Codable {
     public var name: String
     /// The value.
     public var value: String
-    /// The host it was set by (host-only) or the domain it covers, lowercased, without a leading dot.
+    /// The host it was set by (host-only) or the domain it covers: lowercase ASCII (IDNs in
+    /// punycode), without a leading or trailing dot; an IP address in its one canonical spelling.
     public var domain: String
     /// Whether it goes only to ``domain`` itself (no `Domain` attribute), not to its subdomains.
     public var isHostOnly: Bool
@@ -31,7 +32,7 @@ public struct Cookie: Sendable, Hashable, Codable {
     ) {
         self.name = name
         self.value = value
-        self.domain = domain.lowercased()
+        self.domain = String(decoding: domain.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
         self.isHostOnly = isHostOnly
         self.path = path
         self.expires = expires
@@ -43,9 +44,9 @@ public struct Cookie: Sendable, Hashable, Codable {
 
     /// Whether the cookie goes with a request to `url` (host, path and scheme), expiry aside.
     public func matches(_ url: URL) -> Bool {
-        guard let host = url.host?.lowercased() else { return false }
+        guard let host = url.host.flatMap(CookieHost.init) else { return false }
         if isSecure, url.scheme?.lowercased() != "https" { return false }
-        let domainMatches = isHostOnly ? host == domain : CookieRules.domain(host, matches: domain)
+        let domainMatches = isHostOnly || host.isIPAddress ? host.name == domain : host.domainMatches(domain)
         return domainMatches && CookieRules.path(CookieRules.requestPath(of: url), matches: path)
     }
 }

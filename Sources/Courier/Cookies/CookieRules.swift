@@ -1,18 +1,15 @@
 import Foundation
 
-/// RFC 6265's matching rules: domain match, path match, the default path, and which hosts are IP
-/// addresses.
+/// RFC 6265's path rules: path match and the default path, on UTF-8 bytes (never by Unicode's
+/// canonical equivalence, by which `é` and `e` + U+0301 would be the same path).
 enum CookieRules {
-    /// §5.1.3: the host is the domain, or a name (not an IP address) ending in `.domain`.
-    static func domain(_ host: String, matches domain: String) -> Bool {
-        host == domain || (host.hasSuffix("." + domain) && !isIPAddress(host))
-    }
-
     /// §5.1.4: the cookie path is the request path, or a prefix of it ending at a `/`.
     static func path(_ requestPath: String, matches cookiePath: String) -> Bool {
-        guard requestPath.hasPrefix(cookiePath) else { return false }
-        return requestPath.count == cookiePath.count || cookiePath.hasSuffix("/")
-            || requestPath.dropFirst(cookiePath.count).first == "/"
+        let request = requestPath.utf8
+        let cookie = cookiePath.utf8
+        guard request.starts(with: cookie) else { return false }
+        return request.count == cookie.count || cookie.last == UInt8(ascii: "/")
+            || request.dropFirst(cookie.count).first == UInt8(ascii: "/")
     }
 
     /// The URL's path as cookies see it: percent-encoded, `/` when empty.
@@ -23,18 +20,10 @@ enum CookieRules {
 
     /// §5.1.4: the request path up to its last `/`, or `/`.
     static func defaultPath(of url: URL) -> String {
-        let path = requestPath(of: url)
-        guard path.hasPrefix("/"), let last = path.lastIndex(of: "/"), last != path.startIndex else { return "/" }
-        return String(path[..<last])
-    }
-
-    /// An IPv4 address in dotted form, or an IPv6 address (any host with a colon).
-    static func isIPAddress(_ host: String) -> Bool {
-        if host.contains(":") { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4
-            && parts.allSatisfy {
-                !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber)
-            }
+        let path = Array(requestPath(of: url).utf8)
+        guard path.first == UInt8(ascii: "/"), let last = path.lastIndex(of: UInt8(ascii: "/")), last > 0 else {
+            return "/"
+        }
+        return String(decoding: path[..<last], as: UTF8.self)
     }
 }

@@ -327,7 +327,10 @@ final class URLSessionExchange: Sendable {
     static func makeResponse(_ response: HTTPURLResponse, body: Data, request: HTTPRequest) -> HTTPResponse {
         var headers = HTTPHeaders()
         for (name, value) in response.allHeaderFields {
-            headers.add(.init("\(name)"), "\(value)")
+            let name = HTTPHeaders.Name("\(name)")
+            // URLSession joins Set-Cookie fields with ", ": one field a cookie again, where unambiguous.
+            let values = name == .setCookie ? SetCookieSplitter.split("\(value)") : ["\(value)"]
+            for value in values { headers.add(name, value) }
         }
         return HTTPResponse(
             status: HTTPStatus(code: response.statusCode), headers: headers, body: body,

@@ -17,6 +17,13 @@ import Foundation
 /// - cancels the underlying task as soon as the calling Swift task is cancelled, and reports
 ///   `CancellationError`.
 ///
+/// URLSession joins a response's `Set-Cookie` fields with `", "`; this transport splits them back
+/// where a field can end (after a cookie's `name=value` or a complete known attribute, never inside
+/// a closed quote or after an unknown attribute). A joined field stays ambiguous: an unquoted
+/// `, name=` in a value or `Path`, or after a known attribute (`a=1; SameSite=Lax, b=y`), is split
+/// as if the server had sent two fields. Where cookies matter, use CurlTransport, which hands over
+/// every field as sent (see <doc:KeepingCookies>).
+///
 /// ```swift
 /// let transport = URLSessionTransport(configuration: .init(timeout: .seconds(10)))
 /// let client = APIClient(baseURL: url, transport: transport)
