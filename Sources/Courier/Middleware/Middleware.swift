@@ -42,7 +42,7 @@
 ///   how many run, and cancel them when the middleware is released, so none outlives the client
 ///   (see ``ResponseCacheMiddleware``).
 /// - **Concurrency.** `intercept` runs concurrently for concurrent calls; keep shared state behind
-///   a lock (``Locked`` in Courier's own) and never hold it across an `await`.
+///   a lock (Courier's own use `Locked`) and never hold it across an `await`.
 public protocol Middleware: Sendable {
     /// Handles one request, calling `next` to pass it on down the chain.
     func intercept(
