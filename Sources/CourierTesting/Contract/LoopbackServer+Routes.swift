@@ -4,7 +4,8 @@ extension LoopbackServer {
     /// What the server answers, by path:
     ///
     /// - `/echo`: 200 with the request's body; `X-Echo-Method` the method, `X-Echo-Contract` the
-    ///   request's `X-Contract` header, `X-Echo-Length` the body's length.
+    ///   request's `X-Contract` header, `X-Echo-Length` the body's length, `X-Echo-Authorization`
+    ///   its `Authorization` header.
     /// - `/status/CODE`: that status, body `status CODE`.
     /// - `/headers`: 200, `X-Repeated: one` and `X-Repeated: two`, `Content-Type: text/plain`.
     /// - `/redirect/CODE?to=PATH`: that status with `Location: PATH`.
@@ -25,6 +26,7 @@ extension LoopbackServer {
                     headers: [
                         ("X-Echo-Method", request.method), ("X-Echo-Contract", request.header("x-contract") ?? ""),
                         ("X-Echo-Length", "\(request.body.count)"),
+                        ("X-Echo-Authorization", request.header("authorization") ?? ""),
                     ],
                     body: request.body, isHead: isHead)
             case ("status", let code?):

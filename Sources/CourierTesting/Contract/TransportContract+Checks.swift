@@ -99,6 +99,16 @@ extension TransportContract {
             try expect(head.body.isEmpty, "a HEAD response had a body of \(head.body.count) bytes")
             let empty = try await send(request("/echo", method: .post, body: Data()))
             try expect(empty.headers["X-Echo-Length"] == "0", "an empty POST body arrived as \(empty.headers)")
+
+            // A body file is read from disk as it is sent, whole.
+            let fileBody = Data(LoopbackServer.Route.pattern(300_001))
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString)")
+            try fileBody.write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            var upload = request("/echo", method: .put)
+            upload.body = .file(file)
+            let echoed = try await send(upload)
+            try expect(echoed.body == fileBody, "a 300,001-byte body file arrived as \(echoed.body.count) other bytes")
         }
 
         func redirects() async throws {
@@ -118,6 +128,20 @@ extension TransportContract {
                 temporary.headers["X-Echo-Method"] == "POST" && temporary.body == body,
                 "after a 307 the POST went on as \(temporary.headers["X-Echo-Method"] ?? "nothing") with \(temporary.body.count) bytes"
             )
+
+            // The caller's credentials go to the origin they were meant for, never across origins
+            // (127.0.0.1 and localhost are two origins of this one server).
+            let secret: HTTPHeaders = [.authorization: "Bearer contract-secret"]
+            let sameOrigin = try await send(request("/redirect/302?to=/echo", headers: secret))
+            try expect(
+                sameOrigin.headers["X-Echo-Authorization"] == "Bearer contract-secret",
+                "a same-origin redirect lost the Authorization header")
+            let port = base.port.map { ":\($0)" } ?? ""
+            let crossOrigin = try await send(
+                request("/redirect/302?to=http://localhost\(port)/echo", headers: secret))
+            try expect(
+                crossOrigin.status.code == 200 && crossOrigin.headers["X-Echo-Authorization"] == "",
+                "a redirect to another origin carried the Authorization header (or failed: \(crossOrigin.status))")
 
             let limited = makeTransport(Settings(redirects: RedirectPolicy(maximumRedirects: 2)))
             try await expectFailure(request("/chain/3"), [.tooManyRedirects], on: limited)

@@ -1,14 +1,14 @@
 import Courier
 import Foundation
 
-/// The checks every ``HTTPTransport`` must pass, shipped so a transport written outside Courier can
-/// prove itself against the same tests ``CurlTransport`` and ``URLSessionTransport`` pass.
+/// The checks every `HTTPTransport` must pass, shipped so a transport written outside Courier can
+/// prove itself against the same tests `CurlTransport` and `URLSessionTransport` pass.
 ///
 /// Each check starts a small HTTP/1.1 server on 127.0.0.1 in this process (no network, no server
 /// to install), makes a transport with the closure you give, and sends it requests: status,
 /// headers and body come back as sent; every method carries its body; redirects follow the
-/// ``RedirectPolicy`` the transport was made with; a request's deadline and idle timeout end it
-/// with the typed ``TransportFailure``; a cancelled task ends at once with `CancellationError`;
+/// `RedirectPolicy` the transport was made with; a request's deadline and idle timeout end it
+/// with the typed `TransportFailure`; a cancelled task ends at once with `CancellationError`;
 /// large bodies arrive whole in both framings; a refused connection and a truncated body are
 /// typed failures; concurrent exchanges do not mix.
 ///
@@ -29,7 +29,7 @@ import Foundation
 public struct TransportContract: Sendable {
     /// What the transport for a check must be made with.
     public struct Settings: Sendable {
-        /// How the transport follows redirects (``RedirectPolicy/default`` unless the check is
+        /// How the transport follows redirects (`RedirectPolicy/default` unless the check is
         /// about another policy).
         public var redirects: RedirectPolicy
     }
@@ -42,11 +42,11 @@ public struct TransportContract: Sendable {
         /// GET, HEAD, POST, PUT, PATCH and DELETE reach the server with their headers and bodies.
         case methodsAndBodies
         /// Redirects follow the policy: a chain is followed and counted, 303 turns POST into GET
-        /// without a body, 307 keeps both, too many fail with ``TransportFailure/tooManyRedirects``,
-        /// and ``RedirectPolicy/never`` returns the 3xx as it is.
+        /// without a body, 307 keeps both, too many fail with `TransportFailure/tooManyRedirects`,
+        /// and `RedirectPolicy/never` returns the 3xx as it is.
         case redirects
-        /// A request's ``HTTPRequest/timeout`` ends it with ``TransportFailure/deadlineExceeded``;
-        /// its ``HTTPRequest/idleTimeout`` with ``TransportFailure/timedOut``.
+        /// A request's `HTTPRequest/timeout` ends it with `TransportFailure/deadlineExceeded`;
+        /// its `HTTPRequest/idleTimeout` with `TransportFailure/timedOut`.
         case timeouts
         /// A cancelled task ends its exchange at once with `CancellationError`, and the transport
         /// goes on serving other requests.
@@ -57,8 +57,8 @@ public struct TransportContract: Sendable {
         /// A transport that streams bodies to a consumer hands over every byte (skipped by one
         /// that does not stream).
         case streaming
-        /// A refused connection fails with ``TransportFailure/cannotConnect``; a body cut short
-        /// with ``TransportFailure/connectionLost`` or ``TransportFailure/badResponse``.
+        /// A refused connection fails with `TransportFailure/cannotConnect`; a body cut short
+        /// with `TransportFailure/connectionLost` or `TransportFailure/badResponse`.
         case connectionFailures
         /// 32 exchanges at once each get their own response.
         case concurrentExchanges
