@@ -157,6 +157,11 @@ final class CookieFileWriter: Sendable {
         }
     }
 
+    /// Returns once every write queued for this file so far is on disk.
+    func waitForQueuedWrites() {
+        queue.sync {}
+    }
+
     /// Writes what `snapshot` returns in its turn, and returns once it is on disk.
     func save(_ snapshot: @Sendable () -> [Cookie]) throws {
         try queue.sync { try CookieFile.save(snapshot(), to: file) }

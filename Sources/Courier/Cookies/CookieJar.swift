@@ -118,8 +118,10 @@ public final class CookieJar: Sendable {
         self.now = now
         self.suffixes = suffixes
         self.file = file
-        let contents = try CookieFile.load(file)
         let writer = CookieFileWriter(file: file)
+        // What another jar of this file has queued is on disk before this one reads it.
+        writer.waitForQueuedWrites()
+        let contents = try CookieFile.load(file)
         self.writer = writer
         storage = Locked(CookieStorage(limits: limits))
         let date = now()
