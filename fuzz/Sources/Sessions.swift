@@ -49,7 +49,7 @@ let cookieTarget = FuzzTarget(name: "cookie") { input in
         {
             violated("cookie: stored safely", "\(cookie)")
         }
-        if !(cookie.domain == host || (host.hasSuffix("." + cookie.domain) && !CookieRules.isIPAddress(host))) {
+        if !(cookie.domain == host || (host.hasSuffix("." + cookie.domain) && !(CookieHost(host)?.isIPAddress ?? false))) {
             violated("cookie: domain-matches its host", "\(cookie.domain) from \(host)")
         }
         if cookie.isSecure, scheme != "https" { violated("cookie: Secure from http", "\(cookie)") }
