@@ -64,15 +64,6 @@ private final class Valve: Sendable {
     var arrivals: [String] { state.withLock { $0.arrivals } }
 }
 
-/// Polls `condition` every 5 ms for at most 5 seconds.
-private func eventually(_ condition: () -> Bool) async throws -> Bool {
-    for _ in 0..<1000 {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-}
-
 @Suite("The client's limit on calls in flight")
 struct ConcurrencyLimitTests {
     private func client(_ valve: Valve, limit: Int?, middlewares: [any Middleware] = []) -> APIClient {
