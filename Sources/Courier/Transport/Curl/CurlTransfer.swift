@@ -243,7 +243,7 @@ final class CurlTransfer: @unchecked Sendable {
                 return Int(CCURL_READFUNC_PAUSE)
             }
             movedSinceLastLook = true
-            uploadMeter?.sent(upload.offset, of: upload.length)
+            uploadMeter?.sent(upload.offset, of: upload.length, isEnd: count == 0)
             return count
         } catch {
             _ = stop(error)
