@@ -30,6 +30,10 @@ struct GeneratedChunks: AsyncSequence, Sendable {
     var size: Int
     var failAfter: Int?
     var stallAfter: Int?
+    /// Waits this long before the chunk numbered `pauseBefore` (from 0).
+    var pauseBefore: Int?
+    var pause: Duration = .milliseconds(500)
+    var onStall: @Sendable () -> Void = {}
     var onCancel: @Sendable () -> Void = {}
 
     struct Broke: Error {}
@@ -40,7 +44,9 @@ struct GeneratedChunks: AsyncSequence, Sendable {
         var sent = 0
 
         mutating func next() async throws -> Data? {
+            if base.pauseBefore == sent { try await Task.sleep(for: base.pause) }
             if let stall = base.stallAfter, sent == stall {
+                base.onStall()
                 let onCancel = base.onCancel
                 await withTaskCancellationHandler {
                     // A producer that never yields again (until its task is cancelled).
@@ -139,7 +145,8 @@ struct BodyStreamTests {
         arguments: TransportKind.allCases)
     func extraBytes(kind: TransportKind) async throws {
         let probe = UUID().uuidString
-        let stream = HTTPBodyStream(GeneratedChunks(count: 11, size: 100_000), length: 1_000_000)
+        // The declared length first, then a pause (as if done), then one chunk too many.
+        let stream = HTTPBodyStream(GeneratedChunks(count: 11, size: 100_000, pauseBefore: 10), length: 1_000_000)
         let error = try #require(
             await #expect(throws: APIError.self) { try await post(kind.make(), stream, probe: probe) })
         #expect(error.kind == .transport(.bodyLengthMismatch), "\(error)")
@@ -185,12 +192,13 @@ struct BodyStreamTests {
 
     @Test("cancelling the call mid-stream cancels the producer's task", arguments: TransportKind.allCases)
     func cancellation(kind: TransportKind) async throws {
-        let cancelled = Flag()
+        let (stalled, cancelled) = (Flag(), Flag())
         let stream = HTTPBodyStream(
-            GeneratedChunks(count: 100, size: 10_000, stallAfter: 5, onCancel: { cancelled.set() }))
+            GeneratedChunks(
+                count: 100, size: 10_000, stallAfter: 5, onStall: { stalled.set() }, onCancel: { cancelled.set() }))
         let transport = kind.make()
         let call = Task { try await post(transport, stream) }
-        try await Task.sleep(for: .milliseconds(300))
+        for _ in 0..<900 where !stalled.isSet { try await Task.sleep(for: .milliseconds(50)) }
         call.cancel()
         let result = await call.result
         #expect(result.failure is CancellationError, "\(result)")

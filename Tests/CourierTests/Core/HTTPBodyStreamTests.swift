@@ -28,7 +28,7 @@ struct HTTPBodyStreamTests {
 
     /// Reads until the end or a failure, waiting for the producer when it has nothing: (bytes handed
     /// out, the failure).
-    private func drain(_ reader: BodyStreamReader) async -> (Int, (any Error)?) {
+    private func drain(_ reader: BodyStreamReader, onWait: () -> Void = {}) async -> (Int, (any Error)?) {
         var buffer = [UInt8](repeating: 0, count: 1000)
         var total = 0
         while true {
@@ -37,7 +37,9 @@ struct HTTPBodyStreamTests {
                 switch read {
                 case .bytes(let count): total += count
                 case .end: return (total, nil)
-                case .wait: try await Task.sleep(for: .milliseconds(1))
+                case .wait:
+                    onWait()
+                    try await Task.sleep(for: .milliseconds(1))
                 }
             } catch {
                 return (total, error)
@@ -49,6 +51,21 @@ struct HTTPBodyStreamTests {
     func extraBytesNeverHandedOut() async throws {
         let (handed, failure) = await drain(try reader([3000, 3000, 10], length: 6000))
         #expect(handed < 6000, "the whole declared body went out before the extra bytes were seen")
+        #expect((failure as? APIError)?.kind == .transport(.bodyLengthMismatch), "\(String(describing: failure))")
+    }
+
+    @Test("the declared length's last byte waits for the producer's end: a chunk too many after a pause is caught")
+    func lastByteHeldBack() async throws {
+        let (chunks, continuation) = AsyncStream<Data>.makeStream()
+        continuation.yield(Data(count: 6000))
+        let reader = try BodyStreamReader(
+            HTTPBodyStream(chunks, length: 6000), request: HTTPRequest(method: .post, url: baseURL))
+        // Once the reader has nothing to hand out, the producer finds one more chunk.
+        let (handed, failure) = await drain(reader) {
+            continuation.yield(Data(count: 1))
+            continuation.finish()
+        }
+        #expect(handed < 6000, "the whole declared body went out before the extra byte was seen")
         #expect((failure as? APIError)?.kind == .transport(.bodyLengthMismatch), "\(String(describing: failure))")
     }
 
