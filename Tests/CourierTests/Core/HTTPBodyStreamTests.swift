@@ -28,7 +28,9 @@ struct HTTPBodyStreamTests {
 
     /// Reads until the end or a failure, waiting for the producer when it has nothing: (bytes handed
     /// out, the failure).
-    private func drain(_ reader: BodyStreamReader, onWait: () -> Void = {}) async -> (Int, (any Error)?) {
+    private func drain(_ reader: BodyStreamReader, onWait: (_ handed: Int) -> Void = { _ in }) async -> (
+        Int, (any Error)?
+    ) {
         var buffer = [UInt8](repeating: 0, count: 1000)
         var total = 0
         while true {
@@ -38,7 +40,7 @@ struct HTTPBodyStreamTests {
                 case .bytes(let count): total += count
                 case .end: return (total, nil)
                 case .wait:
-                    onWait()
+                    onWait(total)
                     try await Task.sleep(for: .milliseconds(1))
                 }
             } catch {
@@ -60,8 +62,9 @@ struct HTTPBodyStreamTests {
         continuation.yield(Data(count: 6000))
         let reader = try BodyStreamReader(
             HTTPBodyStream(chunks, length: 6000), request: HTTPRequest(method: .post, url: baseURL))
-        // Once the reader has nothing to hand out, the producer finds one more chunk.
-        let (handed, failure) = await drain(reader) {
+        // Once the reader has handed out all it may and waits, the producer finds one more chunk.
+        let (handed, failure) = await drain(reader) { handed in
+            guard handed >= 5999 else { return }
             continuation.yield(Data(count: 1))
             continuation.finish()
         }
