@@ -202,8 +202,9 @@ struct ProxyOptionsTests {
             #expect(!seen.contains(Self.password) && !seen.contains(basic), "\(hop): \(seen)")
         }
         let counts: ProxyCounts = try await Self.counts(proxy, "tunnels")
-        // The redirect's first hop went through the proxy, its second (to localhost) did not.
-        #expect(counts.tunnels == 1 && counts.forwarded == 2 && counts.refused == 0, "\(counts)")
+        // The redirect's first hop went through the proxy, its second (to localhost) did not. Each
+        // new connection to the proxy starts without credentials, to learn which scheme it wants.
+        #expect(counts.tunnels == 1 && counts.forwarded == 2 && counts.refused <= 3, "\(counts)")
     }
 
     @Test("noProxy sends a listed host directly, past an explicitly configured proxy")

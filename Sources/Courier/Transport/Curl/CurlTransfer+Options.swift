@@ -60,7 +60,10 @@ extension CurlTransfer {
         _ easy: OpaquePointer, configuration: CurlTransport.Configuration, check: (Int32, @autoclosure () -> String) -> Void
     ) {
         if let proxy = configuration.proxy {
-            check(proxy.absoluteString.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_PROXY), $0) }, "CURLOPT_PROXY")
+            // libcurl prefers credentials in the proxy URL to CURLOPT_PROXYUSERNAME: a credential
+            // value must win, so the URL goes without them then.
+            let url = configuration.proxyCredential == nil ? proxy.absoluteString : withoutCredentials(proxy)
+            check(url.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_PROXY), $0) }, "CURLOPT_PROXY")
         }
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_PROXYAUTH), Int(CCURLAUTH_ANY)), "CURLOPT_PROXYAUTH")
         if let credential = configuration.proxyCredential {
@@ -76,6 +79,14 @@ extension CurlTransfer {
             check(hosts.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_NOPROXY), $0) }, "CURLOPT_NOPROXY")
         }
         prepareTLS(easy, configuration.proxyTLS, options: .proxy, check: check)
+    }
+
+    /// The URL without its user and password.
+    private static func withoutCredentials(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        components.user = nil
+        components.password = nil
+        return components.string ?? url.absoluteString
     }
 
     /// The option numbers of one side's TLS settings: the origin's, or an HTTPS proxy's.
