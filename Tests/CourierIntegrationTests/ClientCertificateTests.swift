@@ -110,6 +110,24 @@ struct ClientCertificateTests {
         }
     }
 
+    #if canImport(FoundationNetworking)
+        @Test("URLSessionTransport on Linux, given a client certificate, fails at once rather than send without it")
+        func urlSessionOnLinux() async throws {
+            let pki = try certificates()
+            let server = try await pki.server(requiresClientCertificate: true, version: "1.3")
+            let transport = URLSessionTransport(
+                configuration: .init(clientCertificate: .pkcs12(pki.clientBundle, passphrase: TestCertificates.passphrase)))
+
+            let error = await #expect(throws: APIError.self) {
+                try await transport.send(HTTPRequest(url: server.url.appending(path: "peer")))
+            }
+
+            #expect(error?.kind == .transport(.clientCertificateRejected), "\(String(describing: error))")
+            #expect(error?.message.contains("CurlTransport") == true)
+            #expect(error?.description.contains(TestCertificates.passphrase) == false)
+        }
+    #endif
+
     @Test("a transport's configuration, dumped, shows neither the passphrase nor the proxy's password")
     func configurationHidesSecrets() throws {
         let pki = try certificates()

@@ -42,18 +42,31 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         /// The largest response body, after decompression, that is read into memory; a larger one
         /// fails with ``TransportFailure/responseTooLarge``. 100 MiB by default.
         public var maximumResponseSize: Int
+        /// The certificate shown to a server that asks for one (mutual TLS), or `nil`.
+        ///
+        /// On Apple platforms, a ``ClientCertificate/pkcs12(_:passphrase:)`` bundle answers the
+        /// session's client-certificate challenge (a PEM certificate is not supported there: the
+        /// Security framework imports no PEM key outside the keychain; convert it with
+        /// `openssl pkcs12 -export`). On Linux, FoundationNetworking cannot present a client
+        /// certificate at all (it marks `NSURLAuthenticationMethodClientCertificate` unavailable:
+        /// "does not currently support certificate authentication"), so every request fails at once
+        /// with ``TransportFailure/clientCertificateRejected``, never silently without it: use
+        /// ``CurlTransport`` there.
+        public var clientCertificate: ClientCertificate?
 
         /// Creates a configuration.
         public init(
             timeout: Duration = .seconds(60),
             idleTimeout: Duration = .seconds(60),
             redirects: RedirectPolicy = .default,
-            maximumResponseSize: Int = 100 * 1024 * 1024
+            maximumResponseSize: Int = 100 * 1024 * 1024,
+            clientCertificate: ClientCertificate? = nil
         ) {
             self.timeout = timeout
             self.idleTimeout = idleTimeout
             self.redirects = redirects
             self.maximumResponseSize = maximumResponseSize
+            self.clientCertificate = clientCertificate
         }
     }
 
@@ -83,7 +96,7 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         sessionConfiguration.httpCookieStorage = nil
         sessionConfiguration.httpShouldSetCookies = false
         sessionConfiguration.httpCookieAcceptPolicy = .never
-        delegate = SessionDelegate()
+        delegate = SessionDelegate(clientCertificate: configuration.clientCertificate)
         session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: delegate.queue)
     }
 
@@ -128,6 +141,15 @@ public final class URLSessionTransport: HTTPStreamingTransport {
                 message: "URLSessionTransport cannot send a GET request with a body; use CurlTransport or POST",
                 request: request)
         }
+        #if canImport(FoundationNetworking)
+            if configuration.clientCertificate != nil {
+                throw APIError(
+                    .transport(.clientCertificateRejected),
+                    message: "URLSessionTransport cannot present a client certificate on Linux (FoundationNetworking"
+                        + " does not support certificate authentication); use CurlTransport",
+                    request: request)
+            }
+        #endif
         let timeout = request.timeout ?? configuration.timeout
         return try await RedirectLoop.send(request, policy: configuration.redirects, timeout: timeout) {
             try await exchange($0, deadline: $1, bodyFile: $2, timeout: timeout, consumer: consumer)
