@@ -46,7 +46,9 @@ struct ClientCertificateTests {
         }
     }
 
-    @Test("the certificate gets through as PEM files, one combined PEM, an encrypted key and PKCS#12", arguments: versions)
+    @Test(
+        "the certificate gets through as PEM files, one combined PEM, an encrypted key and PKCS#12", arguments: versions
+    )
     func accepted(version: String) async throws {
         let pki = try certificates()
         let forms: [ClientCertificate] = [
@@ -80,14 +82,17 @@ struct ClientCertificateTests {
         let pki = try certificates()
         for certificate in [pki.strangerCertificate, pki.expiredCertificate] {
             let shown = ClientCertificate.pem(certificate: certificate, privateKey: pki.clientKey)
-            let error = try #require(try await send(shown, version: version).failure, "\(certificate.lastPathComponent)")
+            let error = try #require(
+                try await send(shown, version: version).failure, "\(certificate.lastPathComponent)")
 
             #expect(error.kind == .transport(.clientCertificateRejected), "\(certificate.lastPathComponent): \(error)")
             #expect(error.message.contains("refused the client certificate"), "\(error.message)")
         }
     }
 
-    @Test("a key that does not match, a wrong passphrase, a missing file: clientCertificateRejected, the passphrase nowhere")
+    @Test(
+        "a key that does not match, a wrong passphrase, a missing file: clientCertificateRejected, the passphrase nowhere"
+    )
     func unusable() async throws {
         let pki = try certificates()
         let wrong = "SENTINEL-wrong-passphrase-\(UUID().uuidString.prefix(8))"
@@ -116,7 +121,8 @@ struct ClientCertificateTests {
             let pki = try certificates()
             let server = try await pki.server(requiresClientCertificate: true, version: "1.3")
             let transport = URLSessionTransport(
-                configuration: .init(clientCertificate: .pkcs12(pki.clientBundle, passphrase: TestCertificates.passphrase)))
+                configuration: .init(
+                    clientCertificate: .pkcs12(pki.clientBundle, passphrase: TestCertificates.passphrase)))
 
             let error = await #expect(throws: APIError.self) {
                 try await transport.send(HTTPRequest(url: server.url.appending(path: "peer")))

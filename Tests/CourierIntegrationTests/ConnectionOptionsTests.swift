@@ -29,7 +29,7 @@ struct ConnectionOptionsTests {
         let old = try await pki.server(version: "1.2")
         let modern = try await pki.server(version: "1.3")
         let strict = CurlTransport(
-            configuration: .init(tls: .init(certificateAuthorities: pki.authority, minimumVersion: .v1_3)))
+            configuration: .init(tls: .init(certificateAuthorities: pki.authority, minimumVersion: .tls13)))
         let lenient = CurlTransport(configuration: .init(tls: .init(certificateAuthorities: pki.authority)))
 
         let error = await #expect(throws: APIError.self) {

@@ -17,7 +17,8 @@ extension CurlFailure {
         code: Int32, text: String, configuration: CurlTransport.Configuration, request: HTTPRequest
     ) -> APIError? {
         let lowered = text.lowercased()
-        let showsCertificate = configuration.tls.clientCertificate != nil
+        let showsCertificate =
+            configuration.tls.clientCertificate != nil
             || configuration.proxyTLS.clientCertificate != nil
         func error(_ failure: TransportFailure, _ advice: String) -> APIError {
             APIError(.transport(failure), message: "\(text): \(advice)", request: request)
@@ -29,7 +30,8 @@ extension CurlFailure {
                 "the client certificate could not be used; check that its files exist and are readable, that the"
                     + " key belongs to the certificate, and the passphrase")
         case CCURLE_SSL_CLIENTCERT:
-            return error(.clientCertificateRejected, "the server wants a client certificate (TLSOptions.clientCertificate)")
+            return error(
+                .clientCertificateRejected, "the server wants a client certificate (TLSOptions.clientCertificate)")
         case CCURLE_PEER_FAILED_VERIFICATION where showsCertificate && text == "SSL certificate verification failed":
             // libcurl's words for the server's `certificate expired` alert when the server's own
             // chain verified: it is the client certificate that expired.
@@ -52,12 +54,14 @@ extension CurlFailure {
         }
         if lowered.contains("alert handshake failure"), !showsCertificate {
             return error(
-                .tls, "the TLS handshake failed; if the server wants a client certificate, set TLSOptions.clientCertificate")
+                .tls,
+                "the TLS handshake failed; if the server wants a client certificate, set TLSOptions.clientCertificate")
         }
         if lowered.contains("alert protocol version") || lowered.contains("unsupported protocol") {
             return error(
                 .tls,
-                "no TLS version both sides accept (the oldest accepted here is \(configuration.tls.minimumVersion.rawValue))")
+                "no TLS version both sides accept (the oldest accepted here is \(configuration.tls.minimumVersion.rawValue))"
+            )
         }
         if Int(code) == CCURLE_RECV_ERROR || Int(code) == CCURLE_SEND_ERROR, lowered.contains(" alert ") {
             // Any other TLS alert on a read or a write: the peer ended TLS on purpose.

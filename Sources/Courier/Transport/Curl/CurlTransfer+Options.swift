@@ -48,7 +48,7 @@ extension CurlTransfer {
 
     private static func httpVersionOption(_ version: CurlTransport.HTTPVersion) -> Int {
         switch version {
-        case .http1_1: CCURL_HTTP_VERSION_1_1
+        case .http1: CCURL_HTTP_VERSION_1_1
         case .http2: CCURL_HTTP_VERSION_2TLS
         case .http2PriorKnowledge: CCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
         }
@@ -57,7 +57,8 @@ extension CurlTransfer {
     /// The proxy, its credentials (for whatever scheme it asks: Basic, Digest, NTLM, Negotiate;
     /// RFC 1929 for SOCKS5), the hosts that bypass it, and TLS to an HTTPS proxy.
     private static func prepareProxy(
-        _ easy: OpaquePointer, configuration: CurlTransport.Configuration, check: (Int32, @autoclosure () -> String) -> Void
+        _ easy: OpaquePointer, configuration: CurlTransport.Configuration,
+        check: (Int32, @autoclosure () -> String) -> Void
     ) {
         if let proxy = configuration.proxy {
             // libcurl prefers credentials in the proxy URL to CURLOPT_PROXYUSERNAME: a credential
@@ -83,7 +84,9 @@ extension CurlTransfer {
 
     /// The URL without its user and password.
     private static func withoutCredentials(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return url.absoluteString
+        }
         components.user = nil
         components.password = nil
         return components.string ?? url.absoluteString
@@ -115,7 +118,7 @@ extension CurlTransfer {
         }
         check(ccurl_easy_setopt_long(easy, Int32(options.verifyPeer), tls.verifiesCertificates ? 1 : 0), "VERIFYPEER")
         check(ccurl_easy_setopt_long(easy, Int32(options.verifyHost), tls.verifiesCertificates ? 2 : 0), "VERIFYHOST")
-        let version = tls.minimumVersion == .v1_3 ? CCURL_SSLVERSION_TLSv1_3 : CCURL_SSLVERSION_TLSv1_2
+        let version = tls.minimumVersion == .tls13 ? CCURL_SSLVERSION_TLSv1_3 : CCURL_SSLVERSION_TLSv1_2
         check(ccurl_easy_setopt_long(easy, Int32(options.version), version), "the minimum TLS version")
         if let authorities = tls.certificateAuthorities {
             string(options.authorities, authorities.path, "the CA file")
@@ -142,7 +145,9 @@ extension CurlTransfer {
         check: (Int32, @autoclosure () -> String) -> Void
     ) {
         if let resolveList {
-            check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_RESOLVE), UnsafeRawPointer(resolveList)), "CURLOPT_RESOLVE")
+            check(
+                ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_RESOLVE), UnsafeRawPointer(resolveList)),
+                "CURLOPT_RESOLVE")
         }
         if let idle = configuration.maximumConnectionIdleTime {
             check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_MAXAGE_CONN), wholeSeconds(idle)), "CURLOPT_MAXAGE_CONN")

@@ -16,7 +16,7 @@ extension CurlTransport {
         /// openssl dgst -sha256 -binary | base64`.
         public var pinnedPublicKeyHashes: [String]
         /// The oldest TLS version accepted: a server that offers nothing newer is refused with
-        /// ``TransportFailure/tls``. ``TLSVersion/v1_2`` by default.
+        /// ``TransportFailure/tls``. ``TLSVersion/tls12`` by default.
         public var minimumVersion: TLSVersion
         /// The certificate the transport shows a server that asks for one (mutual TLS), or `nil`.
         ///
@@ -30,7 +30,7 @@ extension CurlTransport {
             verifiesCertificates: Bool = true,
             certificateAuthorities: URL? = nil,
             pinnedPublicKeyHashes: [String] = [],
-            minimumVersion: TLSVersion = .v1_2,
+            minimumVersion: TLSVersion = .tls12,
             clientCertificate: ClientCertificate? = nil
         ) {
             self.verifiesCertificates = verifiesCertificates
@@ -44,7 +44,7 @@ extension CurlTransport {
     /// Which HTTP version the transport speaks.
     public enum HTTPVersion: Sendable, Hashable {
         /// HTTP/1.1 only.
-        case http1_1
+        case http1
         /// HTTP/2 when an HTTPS server offers it (ALPN), HTTP/1.1 otherwise and over plain HTTP.
         case http2
         /// HTTP/2 from the first byte, with no HTTP/1.1 fallback: over plain HTTP this is `h2c`
@@ -166,7 +166,7 @@ extension CurlTransport {
         }
 
         /// Creates a configuration that says whether HTTP/2 is preferred.
-        @available(*, deprecated, message: "use httpVersion: .http2 or .http1_1")
+        @available(*, deprecated, message: "use httpVersion: .http2 or .http1")
         public init(
             timeout: Duration = .seconds(60),
             connectTimeout: Duration = .seconds(30),
@@ -185,14 +185,14 @@ extension CurlTransport {
                 timeout: timeout, connectTimeout: connectTimeout, idleTimeout: idleTimeout, redirects: redirects,
                 maximumResponseSize: maximumResponseSize, maximumConnectionsPerHost: maximumConnectionsPerHost,
                 maximumConnections: maximumConnections, maximumConcurrentTransfers: maximumConcurrentTransfers,
-                loops: loops, httpVersion: prefersHTTP2 ? .http2 : .http1_1, tls: tls, proxy: proxy)
+                loops: loops, httpVersion: prefersHTTP2 ? .http2 : .http1, tls: tls, proxy: proxy)
         }
 
         /// Whether HTTPS uses HTTP/2 when the server offers it.
         @available(*, deprecated, message: "use httpVersion")
         public var prefersHTTP2: Bool {
-            get { httpVersion != .http1_1 }
-            set { httpVersion = newValue ? .http2 : .http1_1 }
+            get { httpVersion != .http1 }
+            set { httpVersion = newValue ? .http2 : .http1 }
         }
 
         /// One loop per two active processors, at least one: a loop thread does libcurl's work for

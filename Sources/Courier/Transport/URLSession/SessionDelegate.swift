@@ -134,7 +134,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
                 if let clientCredential {
                     completionHandler(.useCredential, clientCredential)
                 } else {
-                    completionHandler(hasClientCertificate ? .cancelAuthenticationChallenge : .performDefaultHandling, nil)
+                    completionHandler(
+                        hasClientCertificate ? .cancelAuthenticationChallenge : .performDefaultHandling, nil)
                 }
                 return
             }
