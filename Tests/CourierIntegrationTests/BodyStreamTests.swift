@@ -236,6 +236,25 @@ struct BodyStreamTests {
     }
 
     @Test(
+        "a server that answers before the body ends (a 413) gets its answer to the caller, and the producer is stopped",
+        arguments: [TransportKind.curl, .curlLoops])
+    func earlyAnswer(kind: TransportKind) async throws {
+        let (stalled, cancelled) = (Flag(), Flag())
+        let stream = HTTPBodyStream(
+            GeneratedChunks(
+                count: 100, size: 10_000, stallAfter: 3, onStall: { stalled.set() }, onCancel: { cancelled.set() }))
+        let request = HTTPRequest(
+            method: .post, url: LocalServers.httpbin!.appendingPathComponent("status/413"), body: .stream(stream),
+            idleTimeout: .seconds(30))
+        let response = try await kind.make().send(request)
+        #expect(response.status.code == 413)
+        // A producer stopped before it reached its stall never stalls (and is never cancelled there).
+        try await Task.sleep(for: .milliseconds(100))
+        for _ in 0..<900 where stalled.isSet && !cancelled.isSet { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(cancelled.isSet || !stalled.isSet, "the producer was left running")
+    }
+
+    @Test(
         "a 307 redirect of a stream body is refused with a clear error; a 303 is followed as a GET",
         arguments: TransportKind.allCases)
     func redirects(kind: TransportKind) async throws {
