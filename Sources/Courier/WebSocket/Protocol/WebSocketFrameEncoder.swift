@@ -77,7 +77,7 @@ package struct WebSocketFrameEncoder: Sendable {
         _ opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, isCompressed: Bool = false
     ) -> [UInt8] {
         precondition(opcode == .text || opcode == .binary)
-        let frameCount = max(1, (payload.count + maximumFramePayload - 1) / maximumFramePayload)
+        let frameCount = payload.isEmpty ? 1 : (payload.count - 1) / maximumFramePayload + 1
         var output: [UInt8] = []
         output.reserveCapacity(payload.count + frameCount * 14)
         var start = 0
