@@ -27,7 +27,8 @@ struct SHA1Tests {
 
     @Test("one million a's (several blocks, the length in the padding's last block)")
     func millionAs() {
-        #expect(hex(SHA1.hash([UInt8](repeating: 0x61, count: 1_000_000))) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
+        #expect(
+            hex(SHA1.hash([UInt8](repeating: 0x61, count: 1_000_000))) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
     }
 
     @Test("lengths around the padding boundary (55, 56, 63, 64 bytes) hash as Python's hashlib does")

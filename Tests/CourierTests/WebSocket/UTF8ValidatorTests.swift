@@ -10,15 +10,16 @@ struct UTF8ValidatorTests {
     private static func bytes(_ hex: String) -> [UInt8] { [UInt8](hex: hex) }
 
     /// Valid sequences of Autobahn 6.5–6.23 (hex).
-    static let valid: [String] = [
-        // 1: some correct UTF-8 text
-        "68656c6c6f24776f726c64", "68656c6c6fc2a2776f726c64", "68656c6c6fe282ac776f726c64",
-        "68656c6c6ff0a4ada2776f726c64", "cebae1bdb9cf83cebcceb5",
-        // 2.1 first possible sequence of each length; 2.2 last; 2.3 other boundaries
-        "00", "c280", "e0a080", "f0908080", "7f", "dfbf", "efbfbf", "f48fbfbf", "ed9fbf", "ee8080", "efbfbd",
-        // 5.3 non-characters are valid UTF-8; Unicode specials
-        "efbfbe", "efbfbf", "efbfb9", "efbfba", "efbfbb", "efbfbc",
-    ] + nonCharacters
+    static let valid: [String] =
+        [
+            // 1: some correct UTF-8 text
+            "68656c6c6f24776f726c64", "68656c6c6fc2a2776f726c64", "68656c6c6fe282ac776f726c64",
+            "68656c6c6ff0a4ada2776f726c64", "cebae1bdb9cf83cebcceb5",
+            // 2.1 first possible sequence of each length; 2.2 last; 2.3 other boundaries
+            "00", "c280", "e0a080", "f0908080", "7f", "dfbf", "efbfbf", "f48fbfbf", "ed9fbf", "ee8080", "efbfbd",
+            // 5.3 non-characters are valid UTF-8; Unicode specials
+            "efbfbe", "efbfbf", "efbfb9", "efbfba", "efbfbb", "efbfbc",
+        ] + nonCharacters
 
     /// 5.3: the four-byte non-characters F[0-4] [89AB]F BF [BE-BF] (not past U+10FFFF, not overlong).
     static let nonCharacters: [String] = ["f0", "f1", "f2", "f3", "f4"].flatMap { first in
@@ -97,7 +98,9 @@ struct UTF8ValidatorTests {
         #expect(allValid)
         #expect(validator.isComplete)
         for value in UInt32(0xD800)...0xDFFF {
-            let encoded: [UInt8] = [0xE0 | UInt8(value >> 12), 0x80 | UInt8((value >> 6) & 0x3F), 0x80 | UInt8(value & 0x3F)]
+            let encoded: [UInt8] = [
+                0xE0 | UInt8(value >> 12), 0x80 | UInt8((value >> 6) & 0x3F), 0x80 | UInt8(value & 0x3F),
+            ]
             var one = UTF8Validator()
             let isValid = one.validate(encoded)
             #expect(!isValid, "U+\(String(value, radix: 16))")

@@ -12,7 +12,10 @@ struct WebSocketFrameEncoderTests {
         let hello = Array("Hello".utf8)
         let text = hello.withUnsafeBytes { encoder.messageFrames(.text, payload: $0) }
         #expect(text == [0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f, 0x9f, 0x4d, 0x51, 0x58])
-        #expect(encoder.controlFrame(.pong, payload: hello) == [0x8a, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f, 0x9f, 0x4d, 0x51, 0x58])
+        #expect(
+            encoder.controlFrame(.pong, payload: hello) == [
+                0x8a, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f, 0x9f, 0x4d, 0x51, 0x58,
+            ])
     }
 
     @Test("every frame is masked, each with its own key from the CSPRNG")
@@ -34,10 +37,13 @@ struct WebSocketFrameEncoderTests {
     @Test("lengths take their shortest form: 7 bits to 125, 16 bits to 65535, then 64 bits")
     func lengths() {
         let encoder = WebSocketFrameEncoder(maskKeys: .fixed(0))
-        for (count, header) in [(0, [0x80]), (125, [0xFD]), (126, [0xFE, 0x00, 0x7E]), (65535, [0xFE, 0xFF, 0xFF]),
-            (65536, [0xFF, 0, 0, 0, 0, 0, 1, 0, 0])] as [(Int, [UInt8])]
-        {
-            let frame = [UInt8](repeating: 7, count: count).withUnsafeBytes { encoder.messageFrames(.binary, payload: $0) }
+        for (count, header) in [
+            (0, [0x80]), (125, [0xFD]), (126, [0xFE, 0x00, 0x7E]), (65535, [0xFE, 0xFF, 0xFF]),
+            (65536, [0xFF, 0, 0, 0, 0, 0, 1, 0, 0]),
+        ] as [(Int, [UInt8])] {
+            let frame = [UInt8](repeating: 7, count: count).withUnsafeBytes {
+                encoder.messageFrames(.binary, payload: $0)
+            }
             #expect(Array(frame[1..<(1 + header.count)]) == header, "\(count)")
             #expect(frame.count == 1 + header.count + 4 + count)
         }

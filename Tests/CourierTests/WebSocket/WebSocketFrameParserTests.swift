@@ -12,7 +12,8 @@ struct WebSocketFrameParserTests {
     func unmaskedHello(delivery: WebSocketDelivery) {
         let (frames, violation) = parseFrames([0x81, 0x05, 0x48, 0x65, 0x6c, 0x6c, 0x6f], delivery)
         #expect(violation == nil)
-        #expect(frames == [ParsedFrame(header: .init(isFinal: true, opcode: .text, payloadLength: 5), payload: Self.hello)])
+        #expect(
+            frames == [ParsedFrame(header: .init(isFinal: true, opcode: .text, payloadLength: 5), payload: Self.hello)])
     }
 
     @Test("§5.7: a single-frame masked text message, read as a server reads it", arguments: WebSocketDelivery.allCases)
@@ -44,7 +45,9 @@ struct WebSocketFrameParserTests {
         #expect(pong.frames.map(\.payload) == [Self.hello])
     }
 
-    @Test("§5.7: 256 bytes with a 16-bit length, 64 KiB with a 64-bit length", arguments: [WebSocketDelivery.whole, .sevens])
+    @Test(
+        "§5.7: 256 bytes with a 16-bit length, 64 KiB with a 64-bit length",
+        arguments: [WebSocketDelivery.whole, .sevens])
     func longLengths(delivery: WebSocketDelivery) {
         let small = (0..<256).map { UInt8(truncatingIfNeeded: $0) }
         let first = parseFrames([0x82, 0x7E, 0x01, 0x00] + small, delivery)
@@ -139,11 +142,16 @@ struct WebSocketFrameParserTests {
     @Test("a data frame over the limit fails with 1009 from its header, before its payload arrives")
     func tooBig() {
         // Only the header: the parser must not wait for (or buffer) the 2^40 bytes announced.
-        #expect(violation(rawFrame(0x82, [127, 0, 0, 0x01, 0, 0, 0, 0, 0]), maximumFramePayload: 1 << 20) == .messageTooBig)
+        #expect(
+            violation(rawFrame(0x82, [127, 0, 0, 0x01, 0, 0, 0, 0, 0]), maximumFramePayload: 1 << 20) == .messageTooBig)
         #expect(violation(rawFrame(0x82, [126, 0x01, 0x00]), maximumFramePayload: 255) == .messageTooBig)
-        #expect(violation(rawFrame(0x82, [126, 0x01, 0x00], payload: .init(repeating: 0, count: 256)), maximumFramePayload: 256) == nil)
+        #expect(
+            violation(
+                rawFrame(0x82, [126, 0x01, 0x00], payload: .init(repeating: 0, count: 256)), maximumFramePayload: 256)
+                == nil)
         // Control frames have their own limit (125), whatever the data limit.
-        #expect(violation(rawFrame(0x89, [100], payload: .init(repeating: 0, count: 100)), maximumFramePayload: 10) == nil)
+        #expect(
+            violation(rawFrame(0x89, [100], payload: .init(repeating: 0, count: 100)), maximumFramePayload: 10) == nil)
     }
 
     @Test("a violation is reported once and the parser stays failed")

@@ -18,7 +18,9 @@ struct WebSocketHandshakeTests {
     }
 
     private func answer(_ extra: HTTPHeaders = [:], removing: [HTTPHeaders.Name] = []) -> HTTPHeaders {
-        var headers: HTTPHeaders = ["Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Accept": Self.accept]
+        var headers: HTTPHeaders = [
+            "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Accept": Self.accept,
+        ]
         for name in removing { headers[name] = nil }
         for field in extra { headers.add(field.name, field.value) }
         return headers
@@ -110,8 +112,10 @@ struct WebSocketHandshakeTests {
         Refusal(testDescription: "a subprotocol not offered", adding: ("Sec-WebSocket-Protocol", "superchat")),
         Refusal(testDescription: "a subprotocol in another case", adding: ("Sec-WebSocket-Protocol", "Chat")),
         Refusal(testDescription: "two subprotocols", adding: ("Sec-WebSocket-Protocol", "chat, chat")),
-        Refusal(testDescription: "an extension not offered", adding: ("Sec-WebSocket-Extensions", "x-webkit-deflate-frame")),
-        Refusal(testDescription: "deflate when not offered", adding: ("Sec-WebSocket-Extensions", "permessage-deflate")),
+        Refusal(
+            testDescription: "an extension not offered", adding: ("Sec-WebSocket-Extensions", "x-webkit-deflate-frame")),
+        Refusal(
+            testDescription: "deflate when not offered", adding: ("Sec-WebSocket-Extensions", "permessage-deflate")),
     ]
 
     @Test("every rule of the answer fails the handshake", arguments: refusals)
@@ -127,7 +131,8 @@ struct WebSocketHandshakeTests {
     func message() throws {
         let shake = try handshake()
         do throws(WebSocketHandshakeFailure) {
-            _ = try shake.accept(status: 101, headers: answer(["Sec-WebSocket-Accept": "bogus"], removing: ["Sec-WebSocket-Accept"]))
+            _ = try shake.accept(
+                status: 101, headers: answer(["Sec-WebSocket-Accept": "bogus"], removing: ["Sec-WebSocket-Accept"]))
             Issue.record("accepted")
         } catch {
             #expect(error.reason.contains("Sec-WebSocket-Accept"))
@@ -141,16 +146,22 @@ struct WebSocketHandshakeTests {
         let shake = try handshake(compression: .init())
         let agreement = try shake.accept(
             status: 101,
-            headers: answer(["Sec-WebSocket-Extensions": "permessage-deflate; server_no_context_takeover; client_max_window_bits=10"]))
+            headers: answer([
+                "Sec-WebSocket-Extensions": "permessage-deflate; server_no_context_takeover; client_max_window_bits=10"
+            ]))
         #expect(
             agreement.compression
                 == PerMessageDeflate.Parameters(serverNoContextTakeover: true, clientMaxWindowBits: 10))
-        #expect(failure {
-            _ = try shake.accept(
-                status: 101, headers: answer(["Sec-WebSocket-Extensions": "permessage-deflate, permessage-deflate"]))
-        } != nil)
-        #expect(failure {
-            _ = try shake.accept(status: 101, headers: answer(["Sec-WebSocket-Extensions": "permessage-deflate; =1"]))
-        } != nil)
+        #expect(
+            failure {
+                _ = try shake.accept(
+                    status: 101, headers: answer(["Sec-WebSocket-Extensions": "permessage-deflate, permessage-deflate"])
+                )
+            } != nil)
+        #expect(
+            failure {
+                _ = try shake.accept(
+                    status: 101, headers: answer(["Sec-WebSocket-Extensions": "permessage-deflate; =1"]))
+            } != nil)
     }
 }

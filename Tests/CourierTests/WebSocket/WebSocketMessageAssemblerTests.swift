@@ -65,23 +65,28 @@ struct WebSocketMessageAssemblerTests {
 
     @Test("a message over the limit fails with 1009 from the header of the frame that passes it")
     func messageLimit() {
-        let exact = serverFrame(.binary, [UInt8](repeating: 0, count: 60), isFinal: false)
+        let exact =
+            serverFrame(.binary, [UInt8](repeating: 0, count: 60), isFinal: false)
             + serverFrame(.continuation, [UInt8](repeating: 0, count: 40))
         #expect(Self.assemble(exact, maximumMessageSize: 100).violation == nil)
-        let over = serverFrame(.binary, [UInt8](repeating: 0, count: 60), isFinal: false)
+        let over =
+            serverFrame(.binary, [UInt8](repeating: 0, count: 60), isFinal: false)
             + serverFrame(.continuation, [UInt8](repeating: 0, count: 41))
         // Only the second header is needed to decide: its payload never has to arrive.
         let headerOnly = Array(over.prefix(2 + 60 + 2))
         #expect(Self.assemble(headerOnly, maximumMessageSize: 100).violation?.closeCode == .messageTooBig)
         // The limit is per message: the next one starts from zero.
-        let two = serverFrame(.binary, [UInt8](repeating: 0, count: 80)) + serverFrame(.binary, [UInt8](repeating: 0, count: 80))
+        let two =
+            serverFrame(.binary, [UInt8](repeating: 0, count: 80))
+            + serverFrame(.binary, [UInt8](repeating: 0, count: 80))
         #expect(Self.assemble(two, maximumMessageSize: 100).outputs.count == 2)
     }
 
     @Test("text split inside a code point across fragments is fine", arguments: WebSocketDelivery.allCases)
     func splitCodePoint(delivery: WebSocketDelivery) {
         let euro: [UInt8] = [0xE2, 0x82, 0xAC]
-        let bytes = serverFrame(.text, [0x61, euro[0]], isFinal: false) + serverFrame(.continuation, [euro[1]], isFinal: false)
+        let bytes =
+            serverFrame(.text, [0x61, euro[0]], isFinal: false) + serverFrame(.continuation, [euro[1]], isFinal: false)
             + serverFrame(.continuation, [euro[2], 0x62])
         #expect(Self.assemble(bytes, delivery).outputs == [.message(.text("a€b"))])
     }

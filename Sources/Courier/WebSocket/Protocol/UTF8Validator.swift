@@ -33,7 +33,9 @@ package struct UTF8Validator: Sendable {
         while index < count {
             if pending == 0 {
                 // Eight ASCII bytes at a time while no code point is open.
-                while index + 8 <= count, bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                while index + 8 <= count,
+                    bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+                {
                     index += 8
                 }
                 guard index < count else { break }

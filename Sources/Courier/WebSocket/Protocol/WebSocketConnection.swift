@@ -159,7 +159,9 @@ package struct WebSocketConnection {
         guard state == .open else { return [] }
         state = .closeSent
         let frame = WebSocketCloseFrame(code: code, reason: reason)
-        return [.write(encoder.controlFrame(.close, payload: frame.payload)), .startTimer(.closeTimeout, after: timeout)]
+        return [
+            .write(encoder.controlFrame(.close, payload: frame.payload)), .startTimer(.closeTimeout, after: timeout),
+        ]
     }
 
     /// A timer asked for by ``WebSocketAction/startTimer(_:after:)`` fired.
@@ -194,7 +196,9 @@ package struct WebSocketConnection {
                 actions.append(.write(encoder.controlFrame(.close, payload: echo.payload)))
                 actions += [.closeConnection, .finish(.closed(frame, initiatedByPeer: true))]
             } else {
-                actions += [.cancelTimer(.closeTimeout), .closeConnection, .finish(.closed(frame, initiatedByPeer: false))]
+                actions += [
+                    .cancelTimer(.closeTimeout), .closeConnection, .finish(.closed(frame, initiatedByPeer: false)),
+                ]
             }
             state = .finished
         }

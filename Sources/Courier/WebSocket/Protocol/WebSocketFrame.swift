@@ -24,7 +24,9 @@ package struct WebSocketFrameHeader: Hashable, Sendable {
     package var maskKey: UInt32?
     package var payloadLength: Int
 
-    package init(isFinal: Bool, reservedBits: UInt8 = 0, opcode: WebSocketOpcode, maskKey: UInt32? = nil, payloadLength: Int) {
+    package init(
+        isFinal: Bool, reservedBits: UInt8 = 0, opcode: WebSocketOpcode, maskKey: UInt32? = nil, payloadLength: Int
+    ) {
         self.isFinal = isFinal
         self.reservedBits = reservedBits
         self.opcode = opcode

@@ -37,7 +37,8 @@ package struct WebSocketMessageAssembler {
     /// An assembler; `compression` is the permessage-deflate agreement, `nil` for none.
     ///
     /// - Throws: ``WebSocketHandshakeFailure`` when compression was agreed and zlib cannot be loaded.
-    package init(maximumMessageSize: Int, compression: PerMessageDeflate.Parameters?) throws(WebSocketHandshakeFailure) {
+    package init(maximumMessageSize: Int, compression: PerMessageDeflate.Parameters?) throws(WebSocketHandshakeFailure)
+    {
         self.maximumMessageSize = max(0, maximumMessageSize)
         inflater = try compression.map { (parameters) throws(WebSocketHandshakeFailure) in
             try PerMessageInflater(parameters)

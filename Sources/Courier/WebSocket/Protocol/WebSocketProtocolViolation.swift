@@ -22,7 +22,8 @@ package struct WebSocketProtocolViolation: Error, Hashable, Sendable, CustomStri
     package var apiError: APIError {
         APIError(
             .transport(.webSocketProtocolViolation),
-            message: "the WebSocket peer broke the protocol: \(reason); Courier closed the connection with \(closeCode)",
+            message:
+                "the WebSocket peer broke the protocol: \(reason); Courier closed the connection with \(closeCode)",
             underlyingError: self)
     }
 }
