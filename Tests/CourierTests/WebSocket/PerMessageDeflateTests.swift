@@ -149,3 +149,40 @@ struct PerMessageDeflateTests {
         #expect(assemble(smallFrame, maximumMessageSize: (1 << 16) - 1).violation?.closeCode == .messageTooBig)
     }
 }
+
+/// What the `websocket` fuzz target found on its first run (2026-12-02): the outcome of a compressed
+/// message depended on how its bytes were cut. zlib can inflate output and meet bad data in the
+/// same call; the inflater reported the bad data (1007) before looking at the output, so a message
+/// read whole failed with 1007 where, read in pieces, the output passed the limit first (1009).
+/// Now everything happens in stream order: output up to the limit, the limit, then the bad data.
+@Suite("permessage-deflate: outcome independent of the cut")
+struct PerMessageDeflateOrderTests {
+    /// A compressed message of `text`, then `trailer` appended to its compressed bytes.
+    private func frame(_ text: [UInt8], trailer: [UInt8]) throws -> [UInt8] {
+        let compressed = text.withUnsafeBytes { try! PerMessageDeflater(.init()).deflate($0) }
+        // The deflater removed the sync flush's 00 00 FF FF: put it back so the trailer starts a
+        // block of its own, read in the same zlib call as the text when the message comes whole.
+        let payload = compressed + [0x00, 0x00, 0xFF, 0xFF] + trailer
+        return payload.withUnsafeBytes {
+            WebSocketFrameEncoder(maskKeys: .unmasked).messageFrames(.text, payload: $0, isCompressed: true)
+        }
+    }
+
+    @Test("output past the limit, then bad data: 1009 whatever the cut", arguments: WebSocketDelivery.allCases)
+    func limitBeforeBadData(delivery: WebSocketDelivery) throws {
+        // 0xFF starts a block of the reserved type 3: "invalid block type".
+        let bytes = try frame([UInt8](repeating: 0x61, count: 8192), trailer: [0xFF, 0xFF])
+        let outcome = WebSocketMessageAssemblerTests.assemble(
+            bytes, delivery, maximumMessageSize: 4096, compression: .init())
+        #expect(outcome.violation?.closeCode == .messageTooBig)
+    }
+
+    @Test("invalid text before the limit: 1007 whatever the cut", arguments: WebSocketDelivery.allCases)
+    func invalidTextBeforeLimit(delivery: WebSocketDelivery) throws {
+        let text = [UInt8](repeating: 0x61, count: 100) + [0xC0] + [UInt8](repeating: 0x62, count: 8192)
+        let bytes = try frame(text, trailer: [])
+        let outcome = WebSocketMessageAssemblerTests.assemble(
+            bytes, delivery, maximumMessageSize: 4096, compression: .init())
+        #expect(outcome.violation?.closeCode == .invalidPayloadData)
+    }
+}

@@ -66,18 +66,22 @@ final class PerMessageInflater {
                     message.count)
             }
             offset += consumed
+            // In stream order, whatever the pieces the input came in: the output up to the limit
+            // (which the caller may refuse, as text that is not UTF-8), then the limit, then an
+            // error zlib met after that output in the same call.
+            let allowed = min(made, limit - produced)
+            if allowed > 0 {
+                produced += allowed
+                try WebSocketProtocolViolation.rethrowing {
+                    try buffer.withUnsafeBytes { bytes in
+                        try output(UnsafeRawBufferPointer(rebasing: bytes[..<allowed]))
+                    }
+                }
+            }
+            if made > allowed { throw .tooBig("message inflates past the limit of \(limit) bytes") }
             if code == Int32(CCOURIER_INFLATE_ERROR) {
                 let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 throw .invalidPayload("compressed data does not inflate: \(reason)")
-            }
-            if made > 0 {
-                guard made <= limit - produced else {
-                    throw .tooBig("message inflates past the limit of \(limit) bytes")
-                }
-                produced += made
-                try WebSocketProtocolViolation.rethrowing {
-                    try buffer.withUnsafeBytes { bytes in try output(UnsafeRawBufferPointer(rebasing: bytes[..<made])) }
-                }
             }
             if code == Int32(CCOURIER_INFLATE_END) {
                 hasStreamEnded = true
