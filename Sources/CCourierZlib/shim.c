@@ -35,12 +35,20 @@ struct ccourier_inflater {
     int window_bits;
 };
 
+struct ccourier_deflater {
+    zstream stream;
+};
+
 static struct {
     const char *(*version)(void);
     int (*init)(zstream *, int, const char *, int);
     int (*inflate)(zstream *, int);
     int (*reset)(zstream *);
     int (*end)(zstream *);
+    int (*deflate_init)(zstream *, int, int, int, int, int, const char *, int);
+    int (*deflate)(zstream *, int);
+    int (*deflate_reset)(zstream *);
+    int (*deflate_end)(zstream *);
 } zlib;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -80,6 +88,10 @@ static void load(void) {
     RESOLVE(inflate, "inflate");
     RESOLVE(reset, "inflateReset");
     RESOLVE(end, "inflateEnd");
+    RESOLVE(deflate_init, "deflateInit2_");
+    RESOLVE(deflate, "deflate");
+    RESOLVE(deflate_reset, "deflateReset");
+    RESOLVE(deflate_end, "deflateEnd");
 #undef RESOLVE
     load_status = 0;
 }
@@ -145,4 +157,57 @@ void ccourier_inflater_free(ccourier_inflater *inflater) {
     if (inflater == NULL) return;
     zlib.end(&inflater->stream);
     free(inflater);
+}
+
+ccourier_deflater *ccourier_deflater_make(int level, int window_bits, int memory_level) {
+    if (ccourier_zlib_load(NULL, 0) != 0) return NULL;
+    ccourier_deflater *deflater = calloc(1, sizeof(ccourier_deflater));
+    if (deflater == NULL) return NULL;
+    // 8: Z_DEFLATED; 0: Z_DEFAULT_STRATEGY.
+    if (zlib.deflate_init(&deflater->stream, level, 8, window_bits, memory_level, 0, zlib.version(),
+                          (int)sizeof(zstream)) != 0) {
+        free(deflater);
+        return NULL;
+    }
+    return deflater;
+}
+
+int ccourier_deflater_reset(ccourier_deflater *deflater) {
+    return zlib.deflate_reset(&deflater->stream) == 0 ? 0 : -1;
+}
+
+int ccourier_deflate(ccourier_deflater *deflater, const uint8_t *input, size_t input_count, size_t *consumed,
+                     uint8_t *output, size_t output_capacity, size_t *produced, int is_flush, char *error,
+                     size_t capacity) {
+    zstream *stream = &deflater->stream;
+    unsigned int in = input_count > (1u << 30) ? (1u << 30) : (unsigned int)input_count;
+    unsigned int out = output_capacity > (1u << 30) ? (1u << 30) : (unsigned int)output_capacity;
+    stream->next_in = input;
+    stream->avail_in = in;
+    stream->next_out = output;
+    stream->avail_out = out;
+    // A sync flush only once the last of the input is handed over (a cut at 1 GiB is not the end).
+    int flush = is_flush && in == input_count ? 2 /* Z_SYNC_FLUSH */ : 0 /* Z_NO_FLUSH */;
+    int code = zlib.deflate(stream, flush);
+    *consumed = in - stream->avail_in;
+    *produced = out - stream->avail_out;
+    stream->next_in = NULL;
+    stream->next_out = NULL;
+    switch (code) {
+    case 0: // Z_OK
+    case -5: // Z_BUF_ERROR: no progress possible now, not an error
+        return CCOURIER_DEFLATE_OK;
+    default:
+        if (error != NULL && capacity > 0) {
+            const char *reason = stream->msg;
+            snprintf(error, capacity, "%s", reason != NULL ? reason : code == -4 ? "out of memory" : "deflate failed");
+        }
+        return CCOURIER_DEFLATE_ERROR;
+    }
+}
+
+void ccourier_deflater_free(ccourier_deflater *deflater) {
+    if (deflater == NULL) return;
+    zlib.deflate_end(&deflater->stream);
+    free(deflater);
 }

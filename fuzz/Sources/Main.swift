@@ -16,7 +16,7 @@ struct FuzzTarget: Sendable {
 let allTargets: [FuzzTarget] = [
     headParserTarget, linkHeaderTarget, cacheControlTarget, httpDateTarget, mediaTypeTarget, fileNameTarget,
     imageHeaderTarget, queryTarget, multipartTarget, pathTarget, redactionTarget, originTarget,
-    serverSentEventsTarget, cookieTarget, linesTarget, inflateTarget,
+    serverSentEventsTarget, cookieTarget, linesTarget, inflateTarget, webSocketTarget,
 ]
 
 let selectedTarget: FuzzTarget = {

@@ -60,6 +60,14 @@ public struct TransportFailure: Hashable, Sendable, CustomStringConvertible {
     /// The transport stops before the body's last byte, so the server never receives a whole
     /// request nor a byte past the announced length. Not worth retrying: the stream is spent.
     public static let bodyLengthMismatch = TransportFailure("bodyLengthMismatch")
+    /// The server's answer to a WebSocket opening handshake was not one RFC 6455 accepts: not a
+    /// `101`, a wrong `Upgrade`, `Connection` or `Sec-WebSocket-Accept`, or a subprotocol or
+    /// extension the client did not offer. The error's message says which; not worth retrying.
+    public static let webSocketHandshakeFailed = TransportFailure("webSocketHandshakeFailed")
+    /// The WebSocket peer broke RFC 6455 or RFC 7692 (a masked server frame, a reserved bit, text
+    /// that is not UTF-8, a message over the size limit…): Courier failed the connection with the
+    /// close code the message names (1002, 1007 or 1009).
+    public static let webSocketProtocolViolation = TransportFailure("webSocketProtocolViolation")
     /// Anything else the transport reported.
     public static let other = TransportFailure("other")
 }
