@@ -58,6 +58,11 @@ enum {
     CCURLOPT_REDIR_PROTOCOLS_STR = 10319,
 };
 
+/// A request to a service on a Unix domain socket (`http+unix://` URLs).
+enum {
+    CCURLOPT_UNIX_SOCKET_PATH = 10231,
+};
+
 
 enum {
     CCURLMOPT_PIPELINING = 3,
@@ -83,6 +88,8 @@ enum {
 enum {
     /// The status of the proxy's answer to `CONNECT` (0 when no tunnel was asked for).
     CCURLINFO_HTTP_CONNECTCODE = 0x200000 + 22,
+    /// The `errno` of the last failed connect (why a Unix socket could not be reached).
+    CCURLINFO_OS_ERRNO = 0x200000 + 25,
 };
 
 /// libcurl's result codes that Courier tells apart.
