@@ -52,6 +52,14 @@ struct OriginScenarios {
                     "16 GETs at once after one: 16 access-log lines, HTTP/2, 1 connection", multiplexed
                 ))
         }
+        if target.mtls != nil {
+            list.append(
+                (
+                    "mTLS refused (no client certificate)",
+                    "the host that requires a client certificate: APIError .transport(.tls), no response",
+                    mutualTLSRefused
+                ))
+        }
         return list
     }
 
@@ -164,5 +172,16 @@ struct OriginScenarios {
         let connections = Set(lines.map(\.connection))
         try require(connections.count == 1, "\(connections.count) connections for 16 requests")
         return "16 requests on connection \(connections.first!) (\(protocols))"
+    }
+
+    func mutualTLSRefused() async throws -> String {
+        let url = URL(string: "\(target.mtls!)/small.txt?interop=\(UUID().uuidString)")!
+        do {
+            let response = try await send(HTTPRequest(url: url))
+            throw ScenarioFailure("the host answered without a client certificate: \(describe(response))")
+        } catch let error as APIError {
+            try require(error.kind == .transport(.tls) && error.response == nil, "\(error)")
+            return "refused: \(error.message.prefix(80))"
+        }
     }
 }
