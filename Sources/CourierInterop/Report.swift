@@ -28,8 +28,11 @@ enum Report {
             Debian package started on 127.0.0.1 (nginx on a Unix socket) with a configuration of the
             script's own, certificates from a throwaway CA; each request carries a marker in its query,
             so that connections and protocols are counted in the server's own access log (connection
-            number or client port). URLSessionTransport trusts the CA through FoundationNetworking's
-            `URLSessionCertificateAuthorityInfoFile` variable (Linux only).
+            number or client port). CurlTransport trusts the CA through `TLSOptions.certificateAuthorities`;
+            URLSession on Linux has no such setting, so the runner runs in a mount namespace of its own
+            where the system's CA bundle plus the test CA is bind-mounted over the system's file.
+            CurlTransport is told the protocol (HTTP/2 over TLS, else HTTP/1.1); URLSessionTransport
+            speaks what FoundationNetworking negotiates (the result names what the log saw).
 
             \(rows.count) rows: \(passed) passed, \(failed) failed, \(rows.count - passed - failed) not supported;
             the scenarios took \(String(format: "%.1f", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)) s.
