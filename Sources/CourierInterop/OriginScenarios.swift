@@ -88,6 +88,14 @@ struct OriginScenarios {
         return names
     }
 
+    /// The protocol the transport speaks to this server, as the server's log names it (one GET).
+    func observedProtocol() async -> String {
+        let marker = UUID().uuidString
+        guard (try? await send(HTTPRequest(url: url("small.txt", marker: marker)))) != nil else { return "?" }
+        let lines = await log.waitForLines(containing: marker, count: 1)
+        return lines.first.map { $0.isHTTP2 ? "HTTP/2" : $0.protocolName } ?? "?"
+    }
+
     // MARK: Scenarios
 
     func get(_ name: String) async throws -> String {

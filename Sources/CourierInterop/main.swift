@@ -92,9 +92,9 @@ for target in plan.targets {
             }
             transport = URLSessionTransport(configuration: .init(timeout: .seconds(30)))
         }
-        let scenarios = OriginScenarios(target: target, plan: plan, transport: transport, kind: kind).all
-        let protocolName = kind == .curl ? target.protocol : "as negotiated"
-        rows += await run(scenarios, target: target, protocolName: protocolName, transport: kind.rawValue)
+        let origin = OriginScenarios(target: target, plan: plan, transport: transport, kind: kind)
+        let protocolName = kind == .curl ? target.protocol : "\(await origin.observedProtocol()) (negotiated)"
+        rows += await run(origin.all, target: target, protocolName: protocolName, transport: kind.rawValue)
     }
 }
 
