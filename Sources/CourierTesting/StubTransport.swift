@@ -136,7 +136,8 @@ public final class StubTransport: HTTPStreamingTransport, @unchecked Sendable {
         return self
     }
 
-    /// Every request received, in order.
+    /// Every request received, in order. A stream body (`HTTPBody.stream`) is read whole when the
+    /// request arrives and recorded as `.data` of its bytes.
     public var requests: [HTTPRequest] {
         lock.lock()
         defer { lock.unlock() }
@@ -163,6 +164,10 @@ public final class StubTransport: HTTPStreamingTransport, @unchecked Sendable {
     }
 
     private func answer(_ request: HTTPRequest, consumer: (any ResponseBodyConsumer)?) async throws -> HTTPResponse {
+        var request = request
+        if case .stream(let stream) = request.body {
+            request.body = .data(try await Self.collect(stream, of: request))
+        }
         if let length = request.body?.length, let meter = CallContext.current.uploadMeter {
             // The whole body "sent" at once, so progress-watching code sees its last step.
             meter.sent(length, of: length)
@@ -195,6 +200,29 @@ public final class StubTransport: HTTPStreamingTransport, @unchecked Sendable {
             }
             return head
         }
+    }
+
+    /// Reads a body stream whole, as a network transport sends it: once (a second send fails with
+    /// `invalidRequest`), failing with `bodyLengthMismatch` when it breaks its declared length.
+    private static func collect(_ stream: HTTPBodyStream, of request: HTTPRequest) async throws -> Data {
+        guard let pump = stream.claim() else { throw HTTPBodyStream.alreadySentError(request) }
+        let body = Locked(Data())
+        do {
+            try await pump { chunk in body.withLock { $0.append(chunk) } }
+        } catch {
+            if error is CancellationError || Task.isCancelled { throw CancellationError() }
+            throw APIError(
+                .transport(.other), message: "the request body stream failed: \(error)", request: request,
+                underlyingError: error)
+        }
+        let data = body.withLock { $0 }
+        if let length = stream.length, Int64(data.count) != length {
+            throw APIError(
+                .transport(.bodyLengthMismatch),
+                message: "the request body stream yielded \(data.count) bytes, not the \(length) it declared",
+                request: request)
+        }
+        return data
     }
 
     /// Flow control, as a network transport has it: the next piece waits until the consumer has room.

@@ -70,6 +70,24 @@ struct UploadTests {
         }
     }
 
+    @Test(
+        "a 256 MiB stream body from a producer faster than the network grows the process by less than 32 MiB",
+        arguments: TransportKind.defaults)
+    func fastProducer(transport kind: TransportKind) async throws {
+        let client = kind.client(LocalServers.sink)
+        let chunks = GeneratedChunks(count: 4096, size: 65_536)
+        let body = RequestBody.stream(HTTPBodyStream(chunks))
+        let baseline = ProcessMemory.residentBytes() ?? 0
+        ProcessMemory.resetPeak()
+        let count = try await client.send(Request(method: .post, path: "upload", body: body, as: SinkCount.self))
+        let peak = ProcessMemory.peakBytes() ?? 0
+        #expect(count.bytes == 256 << 20)
+        if ProcessMemory.isAvailable {
+            let growth = peak - baseline
+            #expect(growth < 32 << 20, "peak grew by \(growth >> 20) MiB")
+        }
+    }
+
     @Test("a file body is streamed with its exact length", arguments: TransportKind.defaults)
     func fileBody(transport kind: TransportKind) async throws {
         let client = kind.client(LocalServers.sink)

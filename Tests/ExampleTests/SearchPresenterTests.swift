@@ -36,7 +36,7 @@ struct SearchPresenterTests {
     private func waitForEvent(_ view: RecordingView) async {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                _ = view.done.wait(timeout: .now() + 30)
+                _ = view.done.wait(timeout: .now() + 120)
                 continuation.resume()
             }
         }

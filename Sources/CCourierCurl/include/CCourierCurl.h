@@ -70,6 +70,13 @@ enum {
     CCURLMOPT_MAX_HOST_CONNECTIONS = 7,
 };
 
+/// Pausing a request body's reading (libcurl's CURL_READFUNC_PAUSE, CURLPAUSE_RECV, CURLPAUSE_SEND).
+enum {
+    CCURL_READFUNC_PAUSE = 0x10000001,
+    CCURLPAUSE_RECV = 1,
+    CCURLPAUSE_SEND = 4,
+};
+
 enum {
     CCURL_HTTP_VERSION_1_1 = 2,
     CCURL_HTTP_VERSION_2TLS = 4,

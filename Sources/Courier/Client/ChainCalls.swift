@@ -9,6 +9,9 @@ import Foundation
 enum TransportCall {
     static func send(_ request: HTTPRequest, through transport: any HTTPTransport) async throws -> HTTPResponse {
         try RequestValidation.validate(request)
+        if case .stream(let stream) = request.body, stream.hasBeenSent {
+            throw HTTPBodyStream.alreadySentError(request)
+        }
         if !request.mayBeSentAgain {
             throw APIError(
                 .middleware,

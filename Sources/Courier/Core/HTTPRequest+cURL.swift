@@ -11,7 +11,8 @@ extension HTTPRequest {
     /// ```
     ///
     /// Text bodies up to `bodyLimit` bytes are included (their secret fields redacted too); file
-    /// bodies become `--data-binary @path`; binary bodies are summarised.
+    /// bodies become `--data-binary @path`; a stream body `--data-binary @-` (pipe it in; the stream
+    /// itself is never read here); binary bodies are summarised.
     ///
     /// - Parameters:
     ///   - redactor: What to hide; `nil` prints every secret, for pasting into a terminal you own.
@@ -34,6 +35,10 @@ extension HTTPRequest {
             break
         case .file(let file):
             parts.append("--data-binary @\(Self.shellQuoted(file.path))")
+        case .stream(let stream):
+            // curl sends standard input chunked unless told its length.
+            if let length = stream.length { parts.append("-H \(Self.shellQuoted("Content-Length: \(length)"))") }
+            parts.append("--data-binary @-")
         case .data(let data):
             let text: String
             if let redactor {

@@ -37,11 +37,14 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether this request may be sent again in the call it belongs to: `false` once the call's
     /// response started reaching its caller (a stream's head was handed over), when another attempt
-    /// would splice two responses into one. A middleware that retries or replays (after a refresh,
+    /// would splice two responses into one, and `false` once its body stream (``HTTPBody/stream(_:)``)
+    /// was sent, as a stream can be read once. A middleware that retries or replays (after a refresh,
     /// a redirect of its own) asks this first; sending it anyway fails with
-    /// ``APIError/Kind/middleware``. Read it inside the chain, while the call runs.
+    /// ``APIError/Kind/middleware`` (a stream's head handed over) or ``APIError/Kind/invalidRequest``
+    /// (a body stream sent already). Read it inside the chain, while the call runs.
     public var mayBeSentAgain: Bool {
-        !(CallContext.current.consumer?.hasHandedOverHead ?? false)
+        if case .stream(let stream) = body, stream.hasBeenSent { return false }
+        return !(CallContext.current.consumer?.hasHandedOverHead ?? false)
     }
 
     /// Creates a request.

@@ -11,6 +11,7 @@ import Foundation
 /// var body: RequestBody? { .file(videoURL) }                                     // streamed from disk
 /// var body: RequestBody? { .text("hello") }
 /// var body: RequestBody? { .data(bytes, contentType: "application/octet-stream") }
+/// var body: RequestBody? { .stream(HTTPBodyStream(chunks)) }                    // sent as produced, once
 /// ```
 public struct RequestBody: Sendable {
     /// How a form body writes spaces.
@@ -27,6 +28,7 @@ public struct RequestBody: Sendable {
         case data(Data, contentType: String)
         case file(URL, contentType: String?)
         case multipart(MultipartForm, threshold: Int)
+        case stream(HTTPBodyStream, contentType: String)
     }
 
     /// A body ready to send.
@@ -66,6 +68,15 @@ public struct RequestBody: Sendable {
         RequestBody(content: .file(url, contentType: contentType))
     }
 
+    /// Chunks produced while the request is sent (see ``HTTPBodyStream``): `Content-Length` when the
+    /// stream declares its length, chunked otherwise. It can be sent once: no retry, credential
+    /// refresh or 307/308 redirect sends it again.
+    public static func stream(
+        _ stream: HTTPBodyStream, contentType: String = "application/octet-stream"
+    ) -> RequestBody {
+        RequestBody(content: .stream(stream, contentType: contentType))
+    }
+
     /// A `multipart/form-data` body; one larger than `threshold` bytes (10 MiB by default) is written
     /// to a temporary file and streamed instead of being built in memory.
     public static func multipart(_ form: MultipartForm, streamingAbove threshold: Int = 10 << 20) -> RequestBody {
@@ -99,6 +110,8 @@ public struct RequestBody: Sendable {
             }
             let file = try form.encodedFile()
             return Encoded(body: .file(file), contentType: form.contentType, temporaryFile: file)
+        case .stream(let stream, let contentType):
+            return Encoded(body: .stream(stream), contentType: contentType, temporaryFile: nil)
         }
     }
 }

@@ -49,6 +49,10 @@ public struct TransportFailure: Hashable, Sendable, CustomStringConvertible {
     /// the body's last byte, so the server never receives a whole request. Not worth retrying
     /// until whoever writes the file has finished.
     public static let bodyFileChanged = TransportFailure("bodyFileChanged")
+    /// A stream body (``HTTPBodyStream``) yielded more or fewer bytes than the length it declared.
+    /// The transport stops before the body's last byte, so the server never receives a whole
+    /// request nor a byte past the announced length. Not worth retrying: the stream is spent.
+    public static let bodyLengthMismatch = TransportFailure("bodyLengthMismatch")
     /// Anything else the transport reported.
     public static let other = TransportFailure("other")
 }

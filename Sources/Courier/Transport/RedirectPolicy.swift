@@ -117,6 +117,12 @@ public struct RedirectPolicy: Sendable, Hashable {
                 next.headers.remove(name)
             }
         default:
+            if case .stream = request.body {
+                throw refuse(
+                    .invalidRedirect,
+                    "refused to follow a \(response.status.code) redirect to \(Redaction.redact(target)): it would send the "
+                        + "request body again, and a stream body can be sent once (use a data or file body)")
+            }
             if crossOrigin, let body = request.body, !body.isEmpty {
                 throw refuse(.invalidRedirect, "refused to send the request body on to another origin")
             }

@@ -14,12 +14,13 @@ package final class UploadMeter: Sendable {
         self.report = report
     }
 
-    /// `total` of the body's `expected` bytes have gone out on the current attempt.
-    package func sent(_ total: Int64, of expected: Int64?) {
+    /// `total` of the body's `expected` bytes have gone out on the current attempt; `isEnd` when
+    /// the body is complete (a stream of unknown length has no `expected` to say so).
+    package func sent(_ total: Int64, of expected: Int64?, isEnd: Bool = false) {
         let progress = state.withLock { state -> UploadProgress? in
             state.expected = expected ?? state.expected
             let step = max(64 * 1024, (expected ?? 0) / 256)
-            let isLast = expected.map { total >= $0 } ?? false
+            let isLast = isEnd || (expected.map { total >= $0 } ?? false)
             guard total > state.reported, isLast || total - max(0, state.reported) >= step || state.reported < 0
             else { return nil }
             state.reported = total

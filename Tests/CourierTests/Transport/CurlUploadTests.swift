@@ -30,8 +30,8 @@ struct CurlUploadTests {
         var buffer = [UInt8](repeating: 0, count: chunk)
         var total = 0
         while true {
-            let count = try buffer.withUnsafeMutableBytes { try upload.read(into: $0) }
-            if count == 0 { return total }
+            let count = try buffer.withUnsafeMutableBytes { try upload.read(into: $0, waker: {}) }
+            guard let count, count > 0 else { return total }
             total += count
             try between()
         }

@@ -37,6 +37,7 @@ final class CurlLoop: @unchecked Sendable {
         case job(@Sendable () -> Void)
         case cancel(CurlTransfer)
         case resume(CurlTransfer)
+        case resumeUpload(CurlTransfer)
         case shutdown
     }
 
@@ -99,6 +100,11 @@ final class CurlLoop: @unchecked Sendable {
         _ = submit(.resume(transfer))
     }
 
+    /// Resumes a transfer whose body stream had nothing to send and has now (a no-op once it ended).
+    func resumeUpload(_ transfer: CurlTransfer) {
+        _ = submit(.resumeUpload(transfer))
+    }
+
     /// Runs the job on the loop thread between two turns of the loop, as `executor`'s (the
     /// transport's task executor, which spreads jobs over its loops); a loop that has shut down
     /// runs it on the calling thread, as nothing may be left unrun.
@@ -145,6 +151,7 @@ final class CurlLoop: @unchecked Sendable {
                 case .job(let work): work()
                 case .cancel(let transfer): forget(transfer)
                 case .resume(let transfer): unpause(transfer)
+                case .resumeUpload(let transfer): unpauseUpload(transfer)
                 case .shutdown:
                     tearDown()
                     return
@@ -223,7 +230,7 @@ final class CurlLoop: @unchecked Sendable {
             return
         }
         transfer.easy = handle.easy
-        if transfer.consumer != nil { transfer.loop = self }
+        if transfer.consumer != nil || transfer.bodyStream != nil { transfer.loop = self }
         running[handle.easy] = (transfer, handle)
     }
 
@@ -233,7 +240,16 @@ final class CurlLoop: @unchecked Sendable {
         guard let easy = transfer.easy, running[easy]?.transfer === transfer, transfer.isPaused else { return }
         transfer.isPaused = false
         transfer.lastActivity = ContinuousClock.now
-        ccurl_easy_pause(easy, Int32(CCURLPAUSE_CONT))
+        // Sending stays paused while the body stream has nothing.
+        ccurl_easy_pause(easy, Int32(transfer.isWaitingForBody ? CCURLPAUSE_SEND : CCURLPAUSE_CONT))
+    }
+
+    /// Lets a transfer whose body stream had nothing send again (receiving stays paused if its
+    /// consumer has no room). The idle clock runs on: the producer was silent meanwhile.
+    private func unpauseUpload(_ transfer: CurlTransfer) {
+        guard let easy = transfer.easy, running[easy]?.transfer === transfer, transfer.isWaitingForBody else { return }
+        transfer.isWaitingForBody = false
+        ccurl_easy_pause(easy, Int32(transfer.isPaused ? CCURLPAUSE_RECV : CCURLPAUSE_CONT))
     }
 
     /// Forgets a cancelled transfer: out of the waiting line, or off libcurl (its canceller

@@ -117,7 +117,8 @@ extension CurlTransfer {
             // method is then whatever CUSTOMREQUEST says.
             check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_NOBODY), 0))
             check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_UPLOAD), 1))
-            check(ccurl_easy_setopt_int64(easy, Int32(CCURLOPT_INFILESIZE_LARGE), upload.length))
+            // -1 (unknown): HTTP/1.1 sends the body chunked.
+            check(ccurl_easy_setopt_int64(easy, Int32(CCURLOPT_INFILESIZE_LARGE), upload.length ?? -1))
         } else {
             check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_UPLOAD), 0))
             check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_HTTPGET), 1))
@@ -156,6 +157,7 @@ extension CurlTransfer {
     /// it off the handle.
     func releaseResources() {
         upload = nil
+        bodyStream?.close()
     }
 
     static func milliseconds(_ duration: Duration) -> Int {

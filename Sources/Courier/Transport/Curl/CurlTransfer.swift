@@ -44,6 +44,9 @@ final class CurlTransfer: @unchecked Sendable {
     var waitingTicket: DeadlineQueue<CurlTransfer>.Ticket?
     /// Whether the transfer is paused because the consumer has no room (then it is not idle).
     var isPaused = false
+    /// Whether sending is paused because the body stream has nothing yet (then the transfer is
+    /// idle: a silent producer runs into the idle timeout).
+    var isWaitingForBody = false
 
     /// The easy handle running this transfer, while it runs.
     var easy: OpaquePointer?
@@ -84,6 +87,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Any thread
 
+    /// The request's body stream, when it has one: closed (its producer cancelled) when the call ends.
+    let bodyStream: BodyStreamReader?
+
     /// What the loop hands back: the response, with its head still to parse when `rawHead` is set.
     struct Delivery: Sendable {
         var response: HTTPResponse
@@ -119,6 +125,7 @@ final class CurlTransfer: @unchecked Sendable {
         if request.body != nil || [.post, .put, .patch].contains(request.method) {
             upload = try CurlUpload(request.body, file: bodyFile, request: request)
         }
+        bodyStream = upload?.stream
         self.request = request
         idleTimeout = request.idleTimeout ?? configuration.idleTimeout
         self.uploadMeter = uploadMeter
@@ -233,12 +240,22 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Fills libcurl's buffer with the next request body bytes: how many, 0 at the end, or
     /// `CURL_READFUNC_ABORT`.
+    /// `CURL_READFUNC_PAUSE` when a body stream has nothing yet (the loop resumes the transfer when
+    /// it has: ``CurlLoop/resumeUpload(_:)``).
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        movedSinceLastLook = true
         guard let upload else { return 0 }
         do {
-            let count = try upload.read(into: buffer)
-            uploadMeter?.sent(upload.offset, of: upload.length)
+            let count = try upload.read(
+                into: buffer,
+                waker: { [weak loop, weak self] in
+                    if let loop, let self { loop.resumeUpload(self) }
+                })
+            guard let count else {
+                isWaitingForBody = true
+                return Int(CCURL_READFUNC_PAUSE)
+            }
+            movedSinceLastLook = true
+            uploadMeter?.sent(upload.offset, of: upload.length, isEnd: count == 0)
             return count
         } catch {
             _ = stop(error)

@@ -209,6 +209,8 @@ public final class CurlTransport: HTTPStreamingTransport {
 
     /// Runs one transfer on `loop` and reads its response.
     private static func perform(_ transfer: CurlTransfer, on loop: CurlLoop) async throws -> HTTPResponse {
+        // However the call ends, a body stream's producer stops with it.
+        defer { transfer.bodyStream?.close() }
         let delivery = try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 if transfer.begin(continuation) { loop.start(transfer) }

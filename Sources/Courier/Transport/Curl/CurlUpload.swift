@@ -1,7 +1,8 @@
 import Foundation
 
-/// A request body as libcurl reads it: from memory or from a ``BodyFile``, a buffer at a time,
-/// rewindable, never past its announced length.
+/// A request body as libcurl reads it: from memory, from a ``BodyFile`` or from a
+/// ``BodyStreamReader``, a buffer at a time, never past its announced length; rewindable, except a
+/// stream once its first byte went out.
 ///
 /// Made on the caller's task, where a body file is opened and checked (a loop thread must never
 /// block, and opening a named pipe would); read on the loop thread only once made.
@@ -9,11 +10,13 @@ final class CurlUpload {
     private enum Source {
         case data(Data)
         case file(BodyFile)
+        case stream(BodyStreamReader)
     }
     private let source: Source
     private let request: HTTPRequest
-    /// The body's length in bytes: what the request announces.
-    let length: Int64
+    /// The body's length in bytes: what the request announces; `nil` for a stream of unknown length
+    /// (sent chunked).
+    let length: Int64?
     /// How far the body has been read.
     private(set) var offset: Int64 = 0
 
@@ -35,17 +38,31 @@ final class CurlUpload {
             let file = try opened ?? BodyFile(opening: url, for: request)
             source = .file(file)
             length = file.length
+        case .stream(let stream):
+            let reader = try BodyStreamReader(stream, request: request)
+            source = .stream(reader)
+            length = reader.length
         }
     }
 
-    /// Copies the next bytes into `buffer`, never past ``length``; 0 at the end.
+    /// The stream the body is read from, when it is one.
+    var stream: BodyStreamReader? {
+        if case .stream(let reader) = source { return reader }
+        return nil
+    }
+
+    /// Copies the next bytes into `buffer`, never past ``length``; 0 at the end, `nil` when a
+    /// stream has nothing yet (then `waker` is called once it has).
     ///
     /// - Throws: ``APIError`` when the file cannot be read, or changed size since it was opened
-    ///   (``TransportFailure/bodyFileChanged``).
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    ///   (``TransportFailure/bodyFileChanged``), when the stream failed or broke its length
+    ///   (``TransportFailure/bodyLengthMismatch``).
+    func read(
+        into buffer: UnsafeMutableRawBufferPointer, waker: @autoclosure () -> @Sendable () -> Void
+    ) throws -> Int? {
         switch source {
         case .data(let data):
-            let count = Int(min(Int64(buffer.count), length - offset))
+            let count = Int(min(Int64(buffer.count), Int64(data.count) - offset))
             guard count > 0 else { return 0 }
             let start = data.startIndex + Int(offset)
             data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: start..<(start + count))
@@ -59,12 +76,25 @@ final class CurlUpload {
             } catch {
                 throw file.error(for: error, request: request)
             }
+        case .stream(let reader):
+            switch try reader.read(into: buffer, waker: waker()) {
+            case .bytes(let count):
+                offset += Int64(count)
+                return count
+            case .end: return 0
+            case .wait: return nil
+            }
         }
     }
 
     /// Moves to `position`, from the start.
     func seek(to position: Int64) throws {
-        guard position >= 0, position <= length else {
+        if case .stream = source, position != offset {
+            throw APIError(
+                .transport(.other), message: "libcurl asked to send the body stream again, which cannot be done",
+                request: request)
+        }
+        guard position >= 0, position <= length ?? offset else {
             throw APIError(.transport(.other), message: "cannot rewind the body to byte \(position)")
         }
         offset = position

@@ -42,18 +42,26 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         /// The largest response body, after decompression, that is read into memory; a larger one
         /// fails with ``TransportFailure/responseTooLarge``. 100 MiB by default.
         public var maximumResponseSize: Int
+        /// The largest stream body (``HTTPBody/stream(_:)``) written to a temporary file before it
+        /// is sent; a larger one fails the call with ``TransportFailure/other`` before its request
+        /// goes out. URLSession cannot read a live stream without blocking its queue, so the stream
+        /// is collected on disk first (memory stays flat) and sent with its exact `Content-Length`.
+        /// 1 GiB by default. ``CurlTransport`` streams it as it comes, with no such limit.
+        public var maximumSpooledStreamSize: Int64
 
         /// Creates a configuration.
         public init(
             timeout: Duration = .seconds(60),
             idleTimeout: Duration = .seconds(60),
             redirects: RedirectPolicy = .default,
-            maximumResponseSize: Int = 100 * 1024 * 1024
+            maximumResponseSize: Int = 100 * 1024 * 1024,
+            maximumSpooledStreamSize: Int64 = 1 << 30
         ) {
             self.timeout = timeout
             self.idleTimeout = idleTimeout
             self.redirects = redirects
             self.maximumResponseSize = maximumResponseSize
+            self.maximumSpooledStreamSize = maximumSpooledStreamSize
         }
     }
 
@@ -137,7 +145,16 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         }
         let timeout = request.timeout ?? configuration.timeout
         return try await RedirectLoop.send(request, policy: configuration.redirects, timeout: timeout) {
-            try await exchange($0, deadline: $1, bodyFile: $2, timeout: timeout, consumer: consumer)
+            current, deadline, bodyFile in
+            var bodyFile = bodyFile
+            if case .stream(let stream) = current.body {
+                // Collected on disk first (see BodyStreamSpool), then streamed as a body file.
+                bodyFile = try await BodyStreamSpool.spool(
+                    stream, of: current, limit: configuration.maximumSpooledStreamSize,
+                    idleTimeout: current.idleTimeout ?? configuration.idleTimeout, deadline: deadline)
+            }
+            return try await exchange(
+                current, deadline: deadline, bodyFile: bodyFile, timeout: timeout, consumer: consumer)
         }
     }
 
