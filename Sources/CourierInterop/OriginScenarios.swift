@@ -52,6 +52,14 @@ struct OriginScenarios {
                     "16 GETs at once after one: 16 access-log lines, HTTP/2, 1 connection", multiplexed
                 ))
         }
+        if target.has("upload") {
+            list.append(
+                (
+                    "64 MiB streamed upload, unknown length",
+                    "PUT of HTTPBody.stream(length: nil); the file the server wrote = what was sent; log: chunked",
+                    streamedUpload
+                ))
+        }
         if target.mtls != nil {
             list.append(
                 (
