@@ -63,9 +63,21 @@ struct OriginScenarios {
         if target.mtls != nil {
             list.append(
                 (
+                    "mTLS accepted (client certificate)",
+                    "TLSOptions.clientCertificate = .pem(our CA's client certificate, key): 200, body = the file",
+                    { try await mutualTLS(certificate: "client") }
+                ))
+            list.append(
+                (
+                    "mTLS refused (certificate of another CA)",
+                    "a self-signed client certificate: .clientCertificateRejected, no response",
+                    { try await mutualTLS(certificate: "rogue") }
+                ))
+            list.append(
+                (
                     "mTLS refused (no client certificate)",
-                    "host requiring a client certificate: a transport error (.tls mostly), no response",
-                    mutualTLSRefused
+                    "no certificate: CurlTransport .clientCertificateRejected; URLSession a transport error; no response",
+                    { try await mutualTLS(certificate: nil) }
                 ))
         }
         return list
@@ -190,16 +202,58 @@ struct OriginScenarios {
         return "16 requests on connection \(connections.first!) (\(protocols))"
     }
 
-    func mutualTLSRefused() async throws -> String {
+    /// CurlTransport as the matrix configures it: the protocol the target names, the test CA, and
+    /// a client certificate (`client` or `rogue` of the plan's certificates) if asked.
+    static func curlTransport(for target: Plan.Target, plan: Plan, clientCertificate: String? = nil) -> CurlTransport {
+        let folder = URL(fileURLWithPath: plan.certificates)
+        let certificate = clientCertificate.map {
+            ClientCertificate.pem(
+                certificate: folder.appendingPathComponent("\($0).pem"),
+                privateKey: folder.appendingPathComponent("\($0).key"))
+        }
+        return CurlTransport(
+            configuration: .init(
+                timeout: .seconds(30), httpVersion: target.protocol == "HTTP/2" ? .http2 : .http1,
+                tls: .init(certificateAuthorities: URL(fileURLWithPath: plan.ca), clientCertificate: certificate)))
+    }
+
+    /// A GET to the host that requires a client certificate, showing `certificate` (or none): only
+    /// our CA's `client` certificate gets the file.
+    func mutualTLS(certificate: String?) async throws -> String {
         let url = URL(string: "\(target.mtls!)/small.txt?interop=\(UUID().uuidString)")!
+        let folder = URL(fileURLWithPath: plan.certificates)
+        #if canImport(FoundationNetworking)
+            if kind == .urlSession, let certificate {
+                // URLSessionTransport says so before any I/O: check that it does.
+                let shown = ClientCertificate.pem(
+                    certificate: folder.appendingPathComponent("\(certificate).pem"),
+                    privateKey: folder.appendingPathComponent("\(certificate).key"))
+                let session = URLSessionTransport(configuration: .init(clientCertificate: shown))
+                do {
+                    _ = try await session.send(HTTPRequest(url: url))
+                } catch let error as APIError where error.kind == .transport(.clientCertificateRejected) {
+                    throw Unsupported("FoundationNetworking cannot present one: refused before any I/O")
+                }
+                throw ScenarioFailure("URLSessionTransport sent the request without the client certificate")
+            }
+        #endif
+        let transport =
+            kind == .curl ? Self.curlTransport(for: target, plan: plan, clientCertificate: certificate) : self.transport
         do {
-            let response = try await send(HTTPRequest(url: url))
-            throw ScenarioFailure("the host answered without a client certificate: \(describe(response))")
+            let response = try await transport.send(HTTPRequest(url: url))
+            if certificate == "client" {
+                try require(response.status.code == 200 && response.body == (try file("small.txt")), describe(response))
+                return "200, the file, with the client certificate"
+            }
+            throw ScenarioFailure("the host answered: \(describe(response))")
         } catch let error as APIError {
-            // libcurl meets the server's alert in the handshake or in the first read (.tls), or,
-            // now and then, only the connection the server closed after it (getpeername() fails,
-            // .connectionLost or .other): refused either way, and never a response.
-            guard case .transport = error.kind, error.response == nil else { throw ScenarioFailure("\(error)") }
+            if certificate == "client" { throw ScenarioFailure("\(error)") }
+            // URLSession on Linux says only what libcurl's text says (.tls, or .other when libcurl
+            // saw only the closed connection); CurlTransport names the refusal.
+            var isTransport = false
+            if case .transport = error.kind { isTransport = true }
+            let refused = kind == .curl ? error.kind == .transport(.clientCertificateRejected) : isTransport
+            try require(refused && error.response == nil, "\(error)")
             return "refused (\(error.kind)): \(error.message.prefix(70))"
         }
     }

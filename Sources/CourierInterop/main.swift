@@ -61,10 +61,7 @@ for target in plan.targets {
         let transport: any HTTPTransport
         switch kind {
         case .curl:
-            transport = CurlTransport(
-                configuration: .init(
-                    timeout: .seconds(30), prefersHTTP2: target.protocol == "HTTP/2",
-                    tls: .init(certificateAuthorities: URL(fileURLWithPath: plan.ca))))
+            transport = OriginScenarios.curlTransport(for: target, plan: plan)
         case .urlSession:
             // URLSession picks its protocol itself: one pass per server is enough.
             if target.protocol == "HTTP/2",

@@ -17,7 +17,8 @@ import Testing
 )
 struct ScriptServerLifetimeTests {
     static let scripts = [
-        "proxy.py", "tls.py", "sink.py", "files.py", "faults.py", "mediaapi.py", "wire.py", "cache.py",
+        "proxy.py", "tls.py", "sink.py", "files.py", "faults.py", "mediaapi.py", "wire.py", "cache.py", "socks.py",
+        "h2c.py",
     ]
 
     /// A self-signed certificate and its key for tls.py, made once.

@@ -250,4 +250,23 @@ struct ReadmeExamplesTests {
         #expect(transport.executor != nil || !CurlTransport.isAvailable)
         #expect(session.configuration.redirects.maximumRedirects == 5)
     }
+
+    @Test("the services example builds the configuration the README describes")
+    func servicesTransport() {
+        let passphrase = "p12-passphrase"
+        let proxyPassword = "proxy-password"
+        let transport = CurlTransport(
+            configuration: .init(
+                tls: .init(
+                    clientCertificate: .pkcs12(URL(fileURLWithPath: "/etc/myapp/client.p12"), passphrase: passphrase)),
+                proxy: URL(string: "socks5h://proxy.internal:1080"),
+                proxyCredential: ProxyCredential(user: "svc-orders", password: proxyPassword),
+                noProxy: ["metadata.internal"]
+            ))
+
+        #expect(transport.configuration.tls.clientCertificate?.format == .pkcs12)
+        #expect(transport.configuration.noProxy == ["metadata.internal"])
+        #expect(!"\(transport.configuration)".contains(proxyPassword))
+        #expect(!"\(transport.configuration)".contains(passphrase))
+    }
 }

@@ -1,11 +1,19 @@
 #!/usr/bin/env python3
 """An HTTPS server on a free 127.0.0.1 port, for the TLS rows of the transport tests.
 
-    tls.py --cert cert.pem --key key.pem [--lifetime SECONDS]
+    tls.py --cert cert.pem --key key.pem [--client-ca ca.pem] [--tls-version 1.2|1.3]
+           [--lifetime SECONDS]
 
 GET /status/N answers status N with a JSON body and an `X-Origin: tls` header (what a proxy must
-not hide); every other GET answers 200 with the body "secure". The tests generate the certificate (self-signed,
-for IP 127.0.0.1) and start this server themselves; it stops by itself after --lifetime seconds.
+not hide); GET /headers echoes the request's headers as JSON ({"headers": {name: value}}), so a test
+can see what reached the origin; GET /peer answers {"port": P, "client": CN}: the client's port (a
+new one means a new connection) and the common name of its certificate, if it showed one; every
+other GET answers 200 with the body "secure". The tests generate the certificates and start this
+server themselves; it stops by itself after --lifetime seconds.
+
+With --client-ca, mutual TLS: a client must show a certificate signed by that CA, or the handshake
+fails (with TLS 1.3 the refusal reaches the client as an alert after the handshake). With
+--tls-version, that version only.
 """
 import json
 import ssl
@@ -19,7 +27,15 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         status, content_type, body = 200, "text/plain", b"secure"
-        if self.path.startswith("/status/") and self.path[8:].isdigit():
+        if self.path == "/headers":
+            content_type = "application/json"
+            body = json.dumps({"headers": {name: value for name, value in self.headers.items()}}).encode()
+        elif self.path == "/peer":
+            content_type = "application/json"
+            certificate = self.connection.getpeercert() or {}
+            names = [value for field in certificate.get("subject", ()) for key, value in field if key == "commonName"]
+            body = json.dumps({"port": self.client_address[1], "client": names[0] if names else None}).encode()
+        elif self.path.startswith("/status/") and self.path[8:].isdigit():
             status, content_type = int(self.path[8:]), "application/json"
             body = json.dumps({"message": f"origin status {status}"}).encode()
         self.send_response(status)
@@ -37,10 +53,18 @@ def main():
     parser = lifetime_parser("An HTTPS server for the TLS tests.")
     parser.add_argument("--cert", required=True)
     parser.add_argument("--key", required=True)
+    parser.add_argument("--client-ca", help="require a client certificate signed by this CA (PEM)")
+    parser.add_argument("--tls-version", choices=["1.2", "1.3"], help="speak this TLS version only")
     arguments = parser.parse_args()
     limit_lifetime(arguments.lifetime)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(arguments.cert, arguments.key)
+    if arguments.client_ca:
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.load_verify_locations(arguments.client_ca)
+    if arguments.tls_version:
+        version = ssl.TLSVersion.TLSv1_2 if arguments.tls_version == "1.2" else ssl.TLSVersion.TLSv1_3
+        context.minimum_version = context.maximum_version = version
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     # The handshake happens in each request's own thread, so a refused one never blocks the others.

@@ -56,6 +56,34 @@ enum {
     CCURLOPT_REDIR_PROTOCOLS = 182,
     CCURLOPT_PROTOCOLS_STR = 10318,
     CCURLOPT_REDIR_PROTOCOLS_STR = 10319,
+    // Client certificates, TLS versions (ours and the proxy's).
+    CCURLOPT_SSLCERT = 10025,
+    CCURLOPT_KEYPASSWD = 10026,
+    CCURLOPT_SSLVERSION = 32,
+    CCURLOPT_SSLCERTTYPE = 10086,
+    CCURLOPT_SSLKEY = 10087,
+    CCURLOPT_SSLKEYTYPE = 10088,
+    // Proxies: credentials, exceptions, TLS to an HTTPS proxy.
+    CCURLOPT_PROXYAUTH = 111,
+    CCURLOPT_PROXYUSERNAME = 10175,
+    CCURLOPT_PROXYPASSWORD = 10176,
+    CCURLOPT_NOPROXY = 10177,
+    CCURLOPT_PROXY_CAINFO = 10246,
+    CCURLOPT_PROXY_SSL_VERIFYPEER = 248,
+    CCURLOPT_PROXY_SSL_VERIFYHOST = 249,
+    CCURLOPT_PROXY_SSLVERSION = 250,
+    CCURLOPT_PROXY_SSLCERT = 10254,
+    CCURLOPT_PROXY_SSLCERTTYPE = 10255,
+    CCURLOPT_PROXY_SSLKEY = 10256,
+    CCURLOPT_PROXY_SSLKEYTYPE = 10257,
+    CCURLOPT_PROXY_KEYPASSWD = 10258,
+    CCURLOPT_PROXY_PINNEDPUBLICKEY = 10263,
+    // Connections: fixed addresses, idle age and lifetime.
+    CCURLOPT_RESOLVE = 10203,
+    CCURLOPT_MAXAGE_CONN = 288,
+    CCURLOPT_MAXLIFETIME_CONN = 314,
+    CCURLOPT_FRESH_CONNECT = 74,
+    CCURLOPT_FORBID_REUSE = 75,
 };
 
 /// A request to a service on a Unix domain socket (`http+unix://` URLs).
@@ -80,6 +108,14 @@ enum {
 enum {
     CCURL_HTTP_VERSION_1_1 = 2,
     CCURL_HTTP_VERSION_2TLS = 4,
+    CCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE = 5,
+    CCURL_SSLVERSION_TLSv1_2 = 6,
+    CCURL_SSLVERSION_TLSv1_3 = 7,
+    /// CURLAUTH_ANY: every method libcurl knows but Digest-IE (all bits but bit 4, as a long).
+    CCURLAUTH_ANY = ~(1 << 4),
+    /// The SOCKS5 server refused the user name and password (CURLINFO_PROXY_ERROR).
+    CCURLPX_NO_AUTH = 12,
+    CCURLPX_USER_REJECTED = 33,
     CCURLPIPE_MULTIPLEX = 2,
     CCURL_READFUNC_ABORT = 0x10000000,
     CCURL_WRITEFUNC_PAUSE = 0x10000001,
@@ -97,6 +133,8 @@ enum {
     CCURLINFO_HTTP_CONNECTCODE = 0x200000 + 22,
     /// The `errno` of the last failed connect (why a Unix socket could not be reached).
     CCURLINFO_OS_ERRNO = 0x200000 + 25,
+    /// What went wrong with a SOCKS proxy, after CURLE_PROXY (a CURLPX_ code).
+    CCURLINFO_PROXY_ERROR = 0x200000 + 59,
 };
 
 /// libcurl's result codes that Courier tells apart.

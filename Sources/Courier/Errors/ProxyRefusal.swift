@@ -17,7 +17,7 @@ enum ProxyRefusal {
     static func error(status: Int, request: HTTPRequest?, underlyingError: (any Error)? = nil) -> APIError {
         let answer = HTTPStatus(code: status)
         let advice =
-            status == 407 ? ": it wants credentials, or refused those in the proxy URL" : "; nothing reached the origin"
+            status == 407 ? ": it wants credentials, or refused those given" : "; nothing reached the origin"
         return APIError(
             .transport(failure(status: status)), message: "the proxy answered CONNECT with \(answer)\(advice)",
             request: request, response: HTTPResponse(status: answer), underlyingError: underlyingError)

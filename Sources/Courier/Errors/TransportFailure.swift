@@ -41,6 +41,13 @@ public struct TransportFailure: Hashable, Sendable, CustomStringConvertible {
     public static let invalidRedirect = TransportFailure("invalidRedirect")
     /// TLS failed: handshake, certificate or trust.
     public static let tls = TransportFailure("tls")
+    /// The client certificate (``CurlTransport/TLSOptions/clientCertificate``) did not get the
+    /// connection through: it could not be used (a file missing or unreadable, a key that does not
+    /// match the certificate, a wrong passphrase), or the server refused it (an unknown CA, an
+    /// expired certificate), or the server wanted one and got none. The message says which and
+    /// what to check. Not worth retrying. With TLS 1.3 the server's refusal arrives after the
+    /// handshake, on the first read; it is reported the same way, never as a lost connection.
+    public static let clientCertificateRejected = TransportFailure("clientCertificateRejected")
     /// The server's reply was not valid HTTP (garbage status line, bad framing or encoding).
     public static let badResponse = TransportFailure("badResponse")
     /// The response body was larger than the transport's limit.

@@ -8,9 +8,6 @@ enum CurlFailure {
         if Int(code) == CCURLE_RECV_ERROR {
             // libcurl reports bad chunked framing as a receive error too; its message tells them apart.
             let byText = TransportFailure(classifyingCurlText: text)
-            // A TLS 1.3 server refuses a client certificate (or its absence) with an alert after
-            // the handshake, which libcurl meets in SSL_read: "tlsv13 alert certificate required".
-            if byText == .tls, text.lowercased().contains(" alert ") { return .tls }
             return byText == .badResponse ? .badResponse : .connectionLost
         }
         return classify(code)

@@ -57,6 +57,9 @@ final class CurlLoop: @unchecked Sendable {
     private var waiting = DeadlineQueue<CurlTransfer>()
     private var pool: [Handle] = []
     private let limits: Limits
+    /// The `CURLOPT_RESOLVE` lines every handle of the loop shares (libcurl reads them at the start
+    /// of each transfer), freed after the last handle.
+    private let resolveList: OpaquePointer?
 
     /// Starts the loop's thread; `nil` when libcurl cannot make a multi handle.
     init?(configuration: CurlTransport.Configuration, limits: Limits, name: String) {
@@ -64,6 +67,7 @@ final class CurlLoop: @unchecked Sendable {
         self.multi = multi
         self.configuration = configuration
         self.limits = limits
+        resolveList = CurlTransfer.makeResolveList(configuration.resolve)
         ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_PIPELINING), CCURLPIPE_MULTIPLEX)
         ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAXCONNECTS), limits.connections)
         ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), limits.connectionsPerHost)
@@ -194,12 +198,14 @@ final class CurlLoop: @unchecked Sendable {
             handle = pooled
         } else if let easy = ccurl_easy_init() {
             handle = Handle(easy: easy, errorBuffer: .allocate(capacity: Int(CCURL_ERROR_SIZE) + 1))
-            guard CurlTransfer.prepare(easy, errorBuffer: handle.errorBuffer, configuration: configuration) else {
+            if let refused = CurlTransfer.prepare(
+                easy, errorBuffer: handle.errorBuffer, configuration: configuration, resolveList: resolveList)
+            {
                 discard(handle)
                 transfer.finish(
                     .failure(
                         APIError(
-                            .transport(.other), message: "libcurl refused this transport's options",
+                            .transport(.other), message: "libcurl refused this transport's setting of \(refused)",
                             request: transfer.request)))
                 return
             }
@@ -280,7 +286,7 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     /// Keeps the handle for the next transfer, its shared options still set (see
-    /// ``CurlTransfer/prepare(_:errorBuffer:configuration:)``), or frees it when the pool is full.
+    /// ``CurlTransfer/prepare(_:errorBuffer:configuration:resolveList:)``), or frees it when the pool is full.
     private func recycle(_ handle: Handle) {
         // The header list is freed with the transfer: the handle must not point at it.
         ccurl_easy_setopt_pointer(handle.easy, Int32(CCURLOPT_HTTPHEADER), nil)
@@ -381,5 +387,6 @@ final class CurlLoop: @unchecked Sendable {
         }
         pool.removeAll()
         ccurl_multi_cleanup(multi)
+        if let resolveList { ccurl_slist_free_all(resolveList) }
     }
 }

@@ -14,13 +14,14 @@ extension CurlTransfer {
 
     /// Sets the options every transfer of the transport shares, once per easy handle (handles are
     /// reused without `curl_easy_reset`; ``configure(_:errorBuffer:)`` sets every option that
-    /// varies). `false` when libcurl refused one.
+    /// varies). The name of the first option libcurl refused, or `nil` when it took them all.
     static func prepare(
-        _ easy: OpaquePointer, errorBuffer: UnsafeMutablePointer<CChar>, configuration: CurlTransport.Configuration
-    ) -> Bool {
-        var failed = false
-        func check(_ code: Int32) {
-            if code != 0 { failed = true }
+        _ easy: OpaquePointer, errorBuffer: UnsafeMutablePointer<CChar>, configuration: CurlTransport.Configuration,
+        resolveList: OpaquePointer?
+    ) -> String? {
+        var refused: String?
+        func check(_ code: Int32, _ name: @autoclosure () -> String = "an option") {
+            if code != 0, refused == nil { refused = name() }
         }
         check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_ERRORBUFFER), errorBuffer))
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_NOSIGNAL), 1))
@@ -28,32 +29,152 @@ extension CurlTransfer {
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_PIPEWAIT), 1))
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_TCP_KEEPALIVE), 1))
         check(restrictProtocols(easy))
-        if let proxy = configuration.proxy {
-            check(proxy.absoluteString.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_PROXY), $0) })
-        }
+        prepareProxy(easy, configuration: configuration, check: check)
         // A proxy's own `200 Connection established` head must never reach the head parser.
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_SUPPRESS_CONNECT_HEADERS), 1))
         check(
-            ccurl_easy_setopt_long(
-                easy, Int32(CCURLOPT_HTTP_VERSION),
-                configuration.prefersHTTP2 ? CCURL_HTTP_VERSION_2TLS : CCURL_HTTP_VERSION_1_1))
+            ccurl_easy_setopt_long(easy, Int32(CCURLOPT_HTTP_VERSION), httpVersionOption(configuration.httpVersion)),
+            "CURLOPT_HTTP_VERSION")
         // Every encoding this libcurl decodes; the size limit counts decoded bytes.
         check("".withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_ACCEPT_ENCODING), $0) })
-        let tls = configuration.tls
-        check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_SSL_VERIFYPEER), tls.verifiesCertificates ? 1 : 0))
-        check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_SSL_VERIFYHOST), tls.verifiesCertificates ? 2 : 0))
-        if let authorities = tls.certificateAuthorities {
-            check(authorities.path.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_CAINFO), $0) })
-        }
-        if !tls.pinnedPublicKeyHashes.isEmpty {
-            let pins = tls.pinnedPublicKeyHashes.map { "sha256//\($0)" }.joined(separator: ";")
-            check(pins.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_PINNEDPUBLICKEY), $0) })
-        }
+        prepareTLS(easy, configuration.tls, options: .origin, check: check)
+        prepareConnections(easy, configuration: configuration, resolveList: resolveList, check: check)
         check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_HEADERFUNCTION), CurlCallbacks.header))
         check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), CurlCallbacks.write))
         check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_READFUNCTION), CurlCallbacks.read))
         check(ccurl_easy_setopt_seek_callback(easy, CurlCallbacks.seek))
-        return !failed
+        return refused
+    }
+
+    private static func httpVersionOption(_ version: CurlTransport.HTTPVersion) -> Int {
+        switch version {
+        case .http1: CCURL_HTTP_VERSION_1_1
+        case .http2: CCURL_HTTP_VERSION_2TLS
+        case .http2PriorKnowledge: CCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+        }
+    }
+
+    /// The proxy, its credentials (for whatever scheme it asks: Basic, Digest, NTLM, Negotiate;
+    /// RFC 1929 for SOCKS5), the hosts that bypass it, and TLS to an HTTPS proxy.
+    private static func prepareProxy(
+        _ easy: OpaquePointer, configuration: CurlTransport.Configuration,
+        check: (Int32, @autoclosure () -> String) -> Void
+    ) {
+        if let proxy = configuration.proxy {
+            // libcurl prefers credentials in the proxy URL to CURLOPT_PROXYUSERNAME: a credential
+            // value must win, so the URL goes without them then.
+            let url = configuration.proxyCredential == nil ? proxy.absoluteString : withoutCredentials(proxy)
+            check(url.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_PROXY), $0) }, "CURLOPT_PROXY")
+        }
+        check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_PROXYAUTH), Int(CCURLAUTH_ANY)), "CURLOPT_PROXYAUTH")
+        if let credential = configuration.proxyCredential {
+            check(
+                credential.user.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_PROXYUSERNAME), $0) },
+                "CURLOPT_PROXYUSERNAME")
+            check(
+                credential.password.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_PROXYPASSWORD), $0) },
+                "CURLOPT_PROXYPASSWORD")
+        }
+        if !configuration.noProxy.isEmpty {
+            let hosts = configuration.noProxy.joined(separator: ",")
+            check(hosts.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_NOPROXY), $0) }, "CURLOPT_NOPROXY")
+        }
+        prepareTLS(easy, configuration.proxyTLS, options: .proxy, check: check)
+    }
+
+    /// The URL without its user and password.
+    private static func withoutCredentials(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return url.absoluteString
+        }
+        components.user = nil
+        components.password = nil
+        return components.string ?? url.absoluteString
+    }
+
+    /// The option numbers of one side's TLS settings: the origin's, or an HTTPS proxy's.
+    private struct TLSOptionNumbers {
+        let verifyPeer, verifyHost, authorities, pinnedKey, version, certificate, certificateType, key, keyType,
+            passphrase: Int
+        static let origin = TLSOptionNumbers(
+            verifyPeer: CCURLOPT_SSL_VERIFYPEER, verifyHost: CCURLOPT_SSL_VERIFYHOST, authorities: CCURLOPT_CAINFO,
+            pinnedKey: CCURLOPT_PINNEDPUBLICKEY, version: CCURLOPT_SSLVERSION, certificate: CCURLOPT_SSLCERT,
+            certificateType: CCURLOPT_SSLCERTTYPE, key: CCURLOPT_SSLKEY, keyType: CCURLOPT_SSLKEYTYPE,
+            passphrase: CCURLOPT_KEYPASSWD)
+        static let proxy = TLSOptionNumbers(
+            verifyPeer: CCURLOPT_PROXY_SSL_VERIFYPEER, verifyHost: CCURLOPT_PROXY_SSL_VERIFYHOST,
+            authorities: CCURLOPT_PROXY_CAINFO, pinnedKey: CCURLOPT_PROXY_PINNEDPUBLICKEY,
+            version: CCURLOPT_PROXY_SSLVERSION, certificate: CCURLOPT_PROXY_SSLCERT,
+            certificateType: CCURLOPT_PROXY_SSLCERTTYPE, key: CCURLOPT_PROXY_SSLKEY,
+            keyType: CCURLOPT_PROXY_SSLKEYTYPE, passphrase: CCURLOPT_PROXY_KEYPASSWD)
+    }
+
+    private static func prepareTLS(
+        _ easy: OpaquePointer, _ tls: CurlTransport.TLSOptions, options: TLSOptionNumbers,
+        check: (Int32, @autoclosure () -> String) -> Void
+    ) {
+        func string(_ option: Int, _ value: String, _ name: String) {
+            check(value.withCString { ccurl_easy_setopt_pointer(easy, Int32(option), $0) }, name)
+        }
+        check(ccurl_easy_setopt_long(easy, Int32(options.verifyPeer), tls.verifiesCertificates ? 1 : 0), "VERIFYPEER")
+        check(ccurl_easy_setopt_long(easy, Int32(options.verifyHost), tls.verifiesCertificates ? 2 : 0), "VERIFYHOST")
+        let version = tls.minimumVersion == .tls13 ? CCURL_SSLVERSION_TLSv1_3 : CCURL_SSLVERSION_TLSv1_2
+        check(ccurl_easy_setopt_long(easy, Int32(options.version), version), "the minimum TLS version")
+        if let authorities = tls.certificateAuthorities {
+            string(options.authorities, authorities.path, "the CA file")
+        }
+        if !tls.pinnedPublicKeyHashes.isEmpty {
+            let pins = tls.pinnedPublicKeyHashes.map { "sha256//\($0)" }.joined(separator: ";")
+            string(options.pinnedKey, pins, "the public-key pins")
+        }
+        guard let certificate = tls.clientCertificate else { return }
+        string(options.certificate, certificate.certificate.path, "the client certificate")
+        string(options.certificateType, certificate.format == .pkcs12 ? "P12" : "PEM", "the client certificate's type")
+        if let key = certificate.privateKey {
+            string(options.key, key.path, "the client key")
+            string(options.keyType, "PEM", "the client key's type")
+        }
+        // Always a passphrase, empty when none was given: without one OpenSSL asks for it on the
+        // terminal, and a service would hang there on an encrypted key.
+        string(options.passphrase, certificate.passphrase ?? "", "the client key's passphrase")
+    }
+
+    /// Fixed addresses, and how long a connection may be idle, or alive, and still be reused.
+    private static func prepareConnections(
+        _ easy: OpaquePointer, configuration: CurlTransport.Configuration, resolveList: OpaquePointer?,
+        check: (Int32, @autoclosure () -> String) -> Void
+    ) {
+        if let resolveList {
+            check(
+                ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_RESOLVE), UnsafeRawPointer(resolveList)),
+                "CURLOPT_RESOLVE")
+        }
+        if let idle = configuration.maximumConnectionIdleTime {
+            check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_MAXAGE_CONN), wholeSeconds(idle)), "CURLOPT_MAXAGE_CONN")
+        }
+        if let lifetime = configuration.maximumConnectionLifetime {
+            // 0 would mean "no limit" to libcurl: the shortest limit is one second.
+            check(
+                ccurl_easy_setopt_long(easy, Int32(CCURLOPT_MAXLIFETIME_CONN), max(1, wholeSeconds(lifetime))),
+                "CURLOPT_MAXLIFETIME_CONN (libcurl 7.80 or later)")
+        }
+    }
+
+    /// libcurl's `host:port:address` lines for ``CurlTransport/Configuration/resolve``, or `nil`
+    /// when there are none. The caller frees the list, after every handle that uses it.
+    static func makeResolveList(_ resolve: [String: String]) -> OpaquePointer? {
+        var list: OpaquePointer?
+        for (hostAndPort, address) in resolve.sorted(by: { $0.key < $1.key }) {
+            list = "\(hostAndPort):\(address)".withCString { ccurl_slist_append(list, $0) }
+        }
+        return list
+    }
+
+    /// A duration in whole seconds, rounded up, for libcurl's second-granular options.
+    private static func wholeSeconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        return Int(clamping: seconds) + (attoseconds > 0 ? 1 : 0)
     }
 
     /// Limits libcurl to http and https, for requests and for any redirect it might follow (Courier
@@ -101,6 +222,13 @@ extension CurlTransfer {
         for option in [CCURLOPT_HEADERDATA, CCURLOPT_WRITEDATA, CCURLOPT_READDATA, CCURLOPT_SEEKDATA] {
             check(ccurl_easy_setopt_pointer(easy, Int32(option), context))
         }
+        // libcurl before 8.0 fails the second request on a reused h2c prior-knowledge connection:
+        // each such request gets a connection of its own, closed after it.
+        let isolated =
+            configuration.httpVersion == .http2PriorKnowledge && request.url.scheme?.lowercased() == "http"
+            && CurlLibrary.breaksReusedPriorKnowledge
+        check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_FRESH_CONNECT), isolated ? 1 : 0))
+        check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_FORBID_REUSE), isolated ? 1 : 0))
         configureMethodAndBody(easy, check: check)
         check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_HTTPHEADER), UnsafeRawPointer(headerList)))
         if failed {

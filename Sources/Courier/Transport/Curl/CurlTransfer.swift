@@ -309,13 +309,19 @@ final class CurlTransfer: @unchecked Sendable {
         if let easy, let refusal = CurlFailure.proxyRefusal(of: easy, code: code, request: request) {
             return .failure(refusal)
         }
+        let detail = String(cString: errorBuffer)
+        let text = detail.isEmpty ? CurlFailure.describe(code) : detail
+        if let easy, let refusal = CurlFailure.socksRefusal(of: easy, code: code, text: text, request: request) {
+            return .failure(refusal)
+        }
+        if let tlsError = CurlFailure.tlsError(code: code, text: text, configuration: configuration, request: request) {
+            return .failure(tlsError)
+        }
         // libcurl read a Content-Length of its own making (the first digits, the last line) and
         // failed on it: bad framing is what the head says, not a lost connection.
         if let problem = rawHeadFramingProblem() {
             return .failure(APIError(.transport(.badResponse), message: problem, request: request))
         }
-        let detail = String(cString: errorBuffer)
-        let text = detail.isEmpty ? CurlFailure.describe(code) : detail
         // libcurl says "Unrecognized content encoding type" for a coding it does not know, and
         // something else for a body its coding cannot decode (a "gzip" body that is not gzip),
         // which stays a bad response. The head must name a coding outside those libcurl always

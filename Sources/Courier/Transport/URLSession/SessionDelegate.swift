@@ -16,6 +16,21 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
 
     private let exchanges = Locked([Int: URLSessionExchange]())
 
+    #if canImport(Security) && !canImport(FoundationNetworking)
+        /// What answers a server's request for a client certificate: the transport's PKCS#12
+        /// identity, read once; `nil` when it has none or it could not be read.
+        private let clientCredential: URLCredential?
+        /// Whether the transport was given a client certificate at all.
+        private let hasClientCertificate: Bool
+
+        init(clientCertificate: ClientCertificate?) {
+            clientCredential = clientCertificate?.urlCredential()
+            hasClientCertificate = clientCertificate != nil
+        }
+    #else
+        init(clientCertificate: ClientCertificate?) {}
+    #endif
+
     /// The session's delegate queue: one at a time, so one exchange's callbacks never overlap.
     let queue: OperationQueue = {
         let queue = OperationQueue()
@@ -112,6 +127,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        #if canImport(Security) && !canImport(FoundationNetworking)
+            if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodClientCertificate {
+                // The transport's identity; without one (or one that could not be read), the
+                // handshake goes on without a certificate, or ends when the certificate was unusable.
+                if let clientCredential {
+                    completionHandler(.useCredential, clientCredential)
+                } else {
+                    completionHandler(
+                        hasClientCertificate ? .cancelAuthenticationChallenge : .performDefaultHandling, nil)
+                }
+                return
+            }
+        #endif
         guard Self.httpAuthenticationMethods.contains(challenge.protectionSpace.authenticationMethod) else {
             completionHandler(.performDefaultHandling, nil)
             return

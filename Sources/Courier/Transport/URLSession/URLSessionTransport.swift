@@ -48,6 +48,17 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         /// is collected on disk first (memory stays flat) and sent with its exact `Content-Length`.
         /// 1 GiB by default. ``CurlTransport`` streams it as it comes, with no such limit.
         public var maximumSpooledStreamSize: Int64
+        /// The certificate shown to a server that asks for one (mutual TLS), or `nil`.
+        ///
+        /// On Apple platforms, a ``ClientCertificate/pkcs12(_:passphrase:)`` bundle answers the
+        /// session's client-certificate challenge (a PEM certificate is not supported there: the
+        /// Security framework imports no PEM key outside the keychain; convert it with
+        /// `openssl pkcs12 -export`). On Linux, FoundationNetworking cannot present a client
+        /// certificate at all (it marks `NSURLAuthenticationMethodClientCertificate` unavailable:
+        /// "does not currently support certificate authentication"), so every request fails at once
+        /// with ``TransportFailure/clientCertificateRejected``, never silently without it: use
+        /// ``CurlTransport`` there.
+        public var clientCertificate: ClientCertificate?
 
         /// Creates a configuration.
         public init(
@@ -55,13 +66,15 @@ public final class URLSessionTransport: HTTPStreamingTransport {
             idleTimeout: Duration = .seconds(60),
             redirects: RedirectPolicy = .default,
             maximumResponseSize: Int = 100 * 1024 * 1024,
-            maximumSpooledStreamSize: Int64 = 1 << 30
+            maximumSpooledStreamSize: Int64 = 1 << 30,
+            clientCertificate: ClientCertificate? = nil
         ) {
             self.timeout = timeout
             self.idleTimeout = idleTimeout
             self.redirects = redirects
             self.maximumResponseSize = maximumResponseSize
             self.maximumSpooledStreamSize = maximumSpooledStreamSize
+            self.clientCertificate = clientCertificate
         }
     }
 
@@ -91,7 +104,7 @@ public final class URLSessionTransport: HTTPStreamingTransport {
         sessionConfiguration.httpCookieStorage = nil
         sessionConfiguration.httpShouldSetCookies = false
         sessionConfiguration.httpCookieAcceptPolicy = .never
-        delegate = SessionDelegate()
+        delegate = SessionDelegate(clientCertificate: configuration.clientCertificate)
         session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: delegate.queue)
     }
 
@@ -143,6 +156,15 @@ public final class URLSessionTransport: HTTPStreamingTransport {
                 message: "URLSessionTransport cannot reach a Unix socket (http+unix URL); use CurlTransport",
                 request: request)
         }
+        #if canImport(FoundationNetworking)
+            if configuration.clientCertificate != nil {
+                throw APIError(
+                    .transport(.clientCertificateRejected),
+                    message: "URLSessionTransport cannot present a client certificate on Linux (FoundationNetworking"
+                        + " does not support certificate authentication); use CurlTransport",
+                    request: request)
+            }
+        #endif
         let timeout = request.timeout ?? configuration.timeout
         return try await RedirectLoop.send(request, policy: configuration.redirects, timeout: timeout) {
             current, deadline, bodyFile in
