@@ -32,7 +32,10 @@ enum Report {
             URLSession on Linux has no such setting, so the runner runs in a mount namespace of its own
             where the system's CA bundle plus the test CA is bind-mounted over the system's file.
             CurlTransport is told the protocol (HTTP/2 over TLS, else HTTP/1.1); URLSessionTransport
-            speaks what FoundationNetworking negotiates (the result names what the log saw).
+            speaks what FoundationNetworking negotiates (the result names what the log saw). A refused
+            client certificate is `.clientCertificateRejected`, except that now and then libcurl 7.88
+            finds the connection closed before it reads the server's alert (`getpeername()` fails):
+            the row says so when it happens (still refused, no response, but `.connectionLost`).
 
             \(rows.count) rows: \(passed) passed, \(failed) failed, \(rows.count - passed - failed) not supported;
             the scenarios took \(String(format: "%.1f", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)) s.
