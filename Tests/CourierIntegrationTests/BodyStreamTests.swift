@@ -68,6 +68,12 @@ struct GeneratedChunks: AsyncSequence, Sendable {
     }
 }
 
+/// Hands out a new token on every refresh: AuthMiddleware replays the request after a 401.
+private struct RefreshingTokens: CredentialProvider {
+    func credential() async throws -> Credential { .bearer("old") }
+    func refresh(rejecting credential: Credential) async throws -> Credential? { .bearer("new") }
+}
+
 private final class Flag: Sendable {
     private let value = Locked(false)
     func set() { value.withLock { $0 = true } }
@@ -236,6 +242,25 @@ struct BodyStreamTests {
     }
 
     @Test(
+        "a server that answers before the body ends (a 413) gets its answer to the caller, and the producer is stopped",
+        arguments: [TransportKind.curl, .curlLoops])
+    func earlyAnswer(kind: TransportKind) async throws {
+        let (stalled, cancelled) = (Flag(), Flag())
+        let stream = HTTPBodyStream(
+            GeneratedChunks(
+                count: 100, size: 10_000, stallAfter: 3, onStall: { stalled.set() }, onCancel: { cancelled.set() }))
+        let request = HTTPRequest(
+            method: .post, url: LocalServers.httpbin!.appendingPathComponent("status/413"), body: .stream(stream),
+            idleTimeout: .seconds(30))
+        let response = try await kind.make().send(request)
+        #expect(response.status.code == 413)
+        // A producer stopped before it reached its stall never stalls (and is never cancelled there).
+        try await Task.sleep(for: .milliseconds(100))
+        for _ in 0..<900 where stalled.isSet && !cancelled.isSet { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(cancelled.isSet || !stalled.isSet, "the producer was left running")
+    }
+
+    @Test(
         "a 307 redirect of a stream body is refused with a clear error; a 303 is followed as a GET",
         arguments: TransportKind.allCases)
     func redirects(kind: TransportKind) async throws {
@@ -254,6 +279,32 @@ struct BodyStreamTests {
         let followed = try await post(303, to: "/get")
         #expect(followed.status.code == 200)
         #expect(followed.url?.path == "/get")
+    }
+
+    @Test(
+        "over a real server, a retried 503 reports the 503 and a refreshed 401 fails clearly, each stream sent once",
+        arguments: TransportKind.allCases)
+    func middlewares(kind: TransportKind) async throws {
+        let retrying = APIClient(
+            baseURL: LocalServers.httpbin!, transport: kind.make(),
+            middlewares: [RetryMiddleware(policy: RetryPolicy(backoff: .init(initial: .milliseconds(10))))])
+        let unavailable = RequestBody.stream(HTTPBodyStream(GeneratedChunks(count: 3, size: 1000)))
+        let retried = try #require(
+            await #expect(throws: APIError.self) {
+                try await retrying.send(Request(method: .put, path: "status/503", body: unavailable, as: Data.self))
+            })
+        #expect(retried.kind == .unacceptableStatus(.serviceUnavailable), "\(retried)")
+
+        let authenticating = APIClient(
+            baseURL: LocalServers.httpbin!, transport: kind.make(),
+            middlewares: [AuthMiddleware(provider: RefreshingTokens())])
+        let rejected = RequestBody.stream(HTTPBodyStream(GeneratedChunks(count: 3, size: 1000)))
+        let refreshed = try #require(
+            await #expect(throws: APIError.self) {
+                try await authenticating.send(Request(method: .post, path: "status/401", body: rejected, as: Data.self))
+            })
+        #expect(refreshed.kind == .invalidRequest, "\(refreshed)")
+        #expect("\(refreshed)".contains("sent already"), "\(refreshed)")
     }
 
     @Test("upload progress counts the stream's bytes, with its length or none", arguments: TransportKind.allCases)

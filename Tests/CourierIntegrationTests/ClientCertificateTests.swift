@@ -115,6 +115,20 @@ struct ClientCertificateTests {
         }
     }
 
+    @Test("a PKCS#12 bundle with legacy algorithms: clientCertificateRejected, saying to export it again")
+    func legacyBundle() async throws {
+        let pki = try certificates()
+        try #require(
+            FileManager.default.fileExists(atPath: pki.legacyClientBundle.path), "openssl made no legacy bundle")
+        let certificate = ClientCertificate.pkcs12(pki.legacyClientBundle, passphrase: TestCertificates.passphrase)
+
+        let error = try #require(try await send(certificate, version: "1.3").failure)
+
+        #expect(error.kind == .transport(.clientCertificateRejected), "\(error)")
+        #expect(error.message.contains("legacy"), "\(error.message)")
+        #expect(!error.description.contains(TestCertificates.passphrase))
+    }
+
     #if canImport(FoundationNetworking)
         @Test("URLSessionTransport on Linux, given a client certificate, fails at once rather than send without it")
         func urlSessionOnLinux() async throws {

@@ -17,6 +17,8 @@ struct TestCertificates: Sendable {
     var clientKey: URL { file("client.key") }
     var encryptedClientKey: URL { file("client-encrypted.key") }
     var clientBundle: URL { file("client.p12") }
+    /// The same bundle protected with the legacy algorithms (RC2, 3DES) OpenSSL 3 refuses by default.
+    var legacyClientBundle: URL { file("legacy.p12") }
     /// The client certificate and key in one PEM file.
     var clientCombined: URL { file("client-combined.pem") }
     /// The client's key signed by a CA the server does not know.
@@ -51,6 +53,8 @@ struct TestCertificates: Sendable {
             \(sign) -in client.csr -CA ca.pem -CAkey ca.key -days 0 -extfile client.ext -out expired.pem
             openssl pkey -in client.key -aes256 -passout 'pass:\(Self.passphrase)' -out client-encrypted.key
             openssl pkcs12 -export -in client.pem -inkey client.key -passout 'pass:\(Self.passphrase)' -out client.p12
+            openssl pkcs12 -export -legacy -in client.pem -inkey client.key -passout 'pass:\(Self.passphrase)' \
+                -out legacy.p12 || true
             cat client.pem client.key > client-combined.pem
             \(key) other.key
             """

@@ -24,6 +24,12 @@ extension CurlFailure {
             APIError(.transport(failure), message: "\(text): \(advice)", request: request)
         }
         switch Int(code) {
+        case CCURLE_SSL_CERTPROBLEM where lowered.contains("pkcs12") && lowered.contains("unsupported"):
+            // OpenSSL 3 without its legacy provider reads no bundle protected with RC2 or 3DES.
+            return error(
+                .clientCertificateRejected,
+                "the PKCS#12 bundle uses a legacy algorithm (RC2, 3DES) OpenSSL 3 refuses; export it again with"
+                    + " `openssl pkcs12 -export` (AES-256) or convert it to PEM")
         case CCURLE_SSL_CERTPROBLEM:
             return error(
                 .clientCertificateRejected,

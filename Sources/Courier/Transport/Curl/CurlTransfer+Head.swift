@@ -9,6 +9,12 @@ extension CurlTransfer {
     /// One header line; `false` stops the transfer.
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
         movedSinceLastLook = true
+        if isWaitingForBody, let loop {
+            // The server answers before the body stream ended (a 413, say). libcurl 7.88 stops
+            // sending then but never ends a transfer whose sending is paused: resuming it once
+            // lets it finish (or ask the stream again, when it still sends).
+            loop.resumeUpload(self)
+        }
         headBytes += line.count
         guard headBytes <= Self.maximumHeadSize else {
             return stop(

@@ -113,7 +113,7 @@ extension CurlTransport {
         /// Fixed addresses for host names, as curl's `--resolve`: `["api.example:443": "10.0.0.7"]`
         /// sends requests for `api.example` on port 443 to 10.0.0.7 without asking DNS, while TLS
         /// still checks the certificate against `api.example` (blue/green switches, tests). An
-        /// IPv6 address goes in brackets: `"[::1]"`. The key's host may be `*` for every host.
+        /// IPv6 address goes in brackets: `"[::1]"`.
         public var resolve: [String: String]
         /// How long a connection may sit idle and still be reused (whole seconds, rounded up);
         /// `nil` for libcurl's default (118 seconds). Shorter than the server's or a load

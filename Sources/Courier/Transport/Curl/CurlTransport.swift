@@ -2,8 +2,9 @@ import CCourierCurl
 import Foundation
 
 /// A transport that drives libcurl directly: event loop threads (one per two processors by
-/// default), keep-alive connections that survive, HTTP/2 multiplexing, public-key pinning. The
-/// default transport on Linux.
+/// default), keep-alive connections that survive, HTTP/2 multiplexing (and h2c), public-key
+/// pinning, client certificates, HTTP, HTTPS and SOCKS5 proxies with credentials, fixed addresses
+/// (see ``Configuration``). The default transport on Linux.
 ///
 /// On Linux it is several times faster than `URLSession` (which is built on the same libcurl, with
 /// many thread hops per request, see docs/PERFORMANCE.md) and it fixes FoundationNetworking's
