@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "mediasearch", targets: ["MediaSearch"]),
         .executable(name: "courier-load", targets: ["CourierLoad"]),
         .executable(name: "courier-bench", targets: ["CourierBench"]),
+        .executable(name: "courier-interop", targets: ["CourierInterop"]),
     ],
     targets: [
         // libcurl, loaded at run time: no development package is needed to build (see its header).
@@ -41,6 +42,8 @@ let package = Package(
         .executableTarget(name: "CourierLoad", dependencies: ["Courier"]),
         // One request in a child process, for tests of responses that crash FoundationNetworking.
         .executableTarget(name: "CourierFetch", dependencies: ["Courier"]),
+        // The interoperability matrix's runner (scripts/interop starts the servers).
+        .executableTarget(name: "CourierInterop", dependencies: ["Courier"]),
         .executableTarget(name: "CourierBench", dependencies: ["Courier", "CourierTesting", "CourierImages"]),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting", "CourierImages"]),

@@ -86,6 +86,11 @@ enum {
     CCURLOPT_FORBID_REUSE = 75,
 };
 
+/// A request to a service on a Unix domain socket (`http+unix://` URLs).
+enum {
+    CCURLOPT_UNIX_SOCKET_PATH = 10231,
+};
+
 
 enum {
     CCURLMOPT_PIPELINING = 3,
@@ -126,6 +131,8 @@ enum {
 enum {
     /// The status of the proxy's answer to `CONNECT` (0 when no tunnel was asked for).
     CCURLINFO_HTTP_CONNECTCODE = 0x200000 + 22,
+    /// The `errno` of the last failed connect (why a Unix socket could not be reached).
+    CCURLINFO_OS_ERRNO = 0x200000 + 25,
     /// What went wrong with a SOCKS proxy, after CURLE_PROXY (a CURLPX_ code).
     CCURLINFO_PROXY_ERROR = 0x200000 + 59,
 };

@@ -6,7 +6,7 @@ struct BaseURL: Sendable {
     /// The URL as given.
     let url: URL
     /// `scheme://authority`, percent-encoded; `nil` when the URL is not an absolute http(s) URL
-    /// with a host.
+    /// with a host (or an `http+unix` URL with a socket path).
     private let origin: String?
     /// The percent-encoded path without trailing slashes (possibly empty).
     private let path: String
@@ -16,7 +16,8 @@ struct BaseURL: Sendable {
     init(_ url: URL) {
         self.url = url
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https" || UnixSocketURL.isSocketScheme(scheme),
             let host = components.host, !host.isEmpty
         else {
             origin = nil

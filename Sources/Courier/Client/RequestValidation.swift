@@ -13,10 +13,11 @@ enum RequestValidation {
         }
         let scheme = request.url.scheme?.lowercased()
         // The percent-encoded host: the same emptiness, without an IDNA conversion per request.
-        guard scheme == "http" || scheme == "https", let host = request.url.host(percentEncoded: true), !host.isEmpty
+        guard scheme == "http" || scheme == "https" || UnixSocketURL.isSocketScheme(scheme),
+            let host = request.url.host(percentEncoded: true), !host.isEmpty
         else {
             throw APIError(
-                .invalidRequest, message: "only absolute http and https URLs can be sent", request: request
+                .invalidRequest, message: "only absolute http, https and http+unix URLs can be sent", request: request
             )
         }
         if request.method == .head, request.body != nil {

@@ -10,6 +10,9 @@ import Foundation
 ///   Once removed they stay removed, also when a later redirect comes back to the first origin.
 /// - HTTPS to HTTP is refused unless ``allowsInsecureRedirects``; schemes other than HTTP(S)
 ///   (`file:`, `ftp:`, …) are always refused.
+/// - A Unix socket URL (`http+unix://%2Frun%2Fapp.sock/…`) is its own origin, the socket path being
+///   its host: a relative redirect stays on the socket, one to `http://localhost` leaves the origin.
+///   Only a socket URL may redirect to a socket URL.
 /// - After ``maximumRedirects`` redirects the exchange fails with ``TransportFailure/tooManyRedirects``.
 public struct RedirectPolicy: Sendable, Hashable {
     /// Whether redirects are followed at all; when `false` the 3xx response is returned as it is.
@@ -88,10 +91,15 @@ public struct RedirectPolicy: Sendable, Hashable {
         else {
             throw refuse(.invalidRedirect, "the redirect's Location is not a valid URL")
         }
-        guard scheme == "http" || scheme == "https" else {
+        let fromScheme = request.url.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https" || UnixSocketURL.isSocketScheme(scheme) else {
             throw refuse(.invalidRedirect, "refused a redirect to a \(scheme): URL")
         }
-        if scheme == "http" && request.url.scheme?.lowercased() == "https" && !allowsInsecureRedirects {
+        // A server on the network never steers a client to a local socket.
+        if UnixSocketURL.isSocketScheme(scheme) && !UnixSocketURL.isSocketScheme(fromScheme) {
+            throw refuse(.invalidRedirect, "refused a redirect from the network to a Unix socket")
+        }
+        if !UnixSocketURL.isSecure(scheme) && UnixSocketURL.isSecure(fromScheme) && !allowsInsecureRedirects {
             throw refuse(.insecureRedirect, "refused a redirect from HTTPS to \(Redaction.redact(target))")
         }
         guard redirectsSoFar < maximumRedirects else {
@@ -136,7 +144,8 @@ struct Origin: Equatable, CustomStringConvertible {
 
     init(_ url: URL) {
         scheme = url.scheme?.lowercased() ?? ""
-        host = url.host?.lowercased() ?? ""
+        // A socket path is case-sensitive: /run/A.sock and /run/a.sock are two services.
+        host = UnixSocketURL.isSocketScheme(scheme) ? url.host ?? "" : url.host?.lowercased() ?? ""
         port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
     }
 

@@ -203,6 +203,12 @@ extension CurlTransfer {
         }
         errorBuffer.pointee = 0
         check(urlString.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_URL), $0) })
+        // Set (or cleared) for every transfer: the pooled handle keeps the last request's.
+        if let socketPath {
+            check(socketPath.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_UNIX_SOCKET_PATH), $0) })
+        } else {
+            check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_UNIX_SOCKET_PATH), nil))
+        }
         // What is left of the budget: a transfer may have waited in the loop's queue for a slot.
         let left = deadline - started
         guard left > .zero else { throw deadlineFailure() }

@@ -82,6 +82,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// (libcurl copies the URL; the list lives as long as the transfer).
     let urlString: String
     let headerList: OpaquePointer?
+    /// The Unix domain socket the request goes to (an `http+unix` URL), else `nil`.
+    let socketPath: String?
 
     // MARK: Any thread
 
@@ -133,9 +135,19 @@ final class CurlTransfer: @unchecked Sendable {
         self.consumer = consumer
         // A route that asks for codings of its own gets libcurl's decoding of them, as any call does.
         leavesBodyEncoded = consumer?.decodesContentEncoding == true && !request.headers.contains(.acceptEncoding)
-        urlString = request.url.absoluteString
+        // A socket URL goes to libcurl as http://localhost/… with the socket path beside it.
+        let socketPath = UnixSocketURL.socketPath(of: request.url)
+        self.socketPath = socketPath
+        var headers = request.headers
+        if let socketPath {
+            urlString = UnixSocketURL.wireURLString(for: request.url, socketPath: socketPath)
+            // What curl --unix-socket sends (the URL's port is the socket's own, never sent).
+            if !headers.contains(.host) { headers[.host] = "localhost" }
+        } else {
+            urlString = request.url.absoluteString
+        }
         headerList = Self.makeHeaderList(
-            request.headers, acceptEncoding: leavesBodyEncoded ? ContentDecoder.acceptedCodings : nil)
+            headers, acceptEncoding: leavesBodyEncoded ? ContentDecoder.acceptedCodings : nil)
     }
 
     deinit {
@@ -320,6 +332,13 @@ final class CurlTransfer: @unchecked Sendable {
             refusedContentCoding = true
         }
         let failure = CurlFailure.classify(code, text: text)
+        if failure == .cannotConnect, let socketPath {
+            // libcurl names localhost port 80: say which socket, and why.
+            var errorNumber = 0
+            if let easy { _ = ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_OS_ERRNO), &errorNumber) }
+            let message = UnixSocketURL.diagnose(socketPath, errorNumber: Int32(truncatingIfNeeded: errorNumber))
+            return .failure(APIError(.transport(.cannotConnect), message: message, request: request))
+        }
         if failure == .timedOut, ContinuousClock.now >= deadline - .milliseconds(5) {
             return .failure(deadlineFailure())
         }

@@ -149,6 +149,13 @@ public final class URLSessionTransport: HTTPStreamingTransport {
                 message: "URLSessionTransport cannot send a GET request with a body; use CurlTransport or POST",
                 request: request)
         }
+        if UnixSocketURL.isSocketScheme(request.url.scheme?.lowercased()) {
+            // URLSession has no socket path option (FoundationNetworking neither): refuse before any I/O.
+            throw APIError(
+                .invalidRequest,
+                message: "URLSessionTransport cannot reach a Unix socket (http+unix URL); use CurlTransport",
+                request: request)
+        }
         #if canImport(FoundationNetworking)
             if configuration.clientCertificate != nil {
                 throw APIError(
