@@ -163,6 +163,48 @@ struct BodyStreamTests {
     }
 
     @Test(
+        "a stream that declares 0 bytes is held to it: a byte, an error or silence fails the call",
+        arguments: TransportKind.allCases)
+    func zeroDeclared(kind: TransportKind) async throws {
+        // Was: libcurl never read such a stream, and sent an empty body whatever the producer did.
+        let transport = kind.make()
+        let extra = try #require(
+            await #expect(throws: APIError.self) {
+                try await post(transport, HTTPBodyStream(GeneratedChunks(count: 1, size: 10), length: 0))
+            })
+        #expect(extra.kind == .transport(.bodyLengthMismatch), "\(extra)")
+        let broke = try #require(
+            await #expect(throws: APIError.self) {
+                try await post(transport, HTTPBodyStream(GeneratedChunks(count: 2, size: 0, failAfter: 1), length: 0))
+            })
+        #expect(broke.underlyingError is GeneratedChunks.Broke, "\(broke)")
+        var silent = HTTPRequest(
+            method: .post, url: LocalServers.sink!.appendingPathComponent("upload"),
+            body: .stream(HTTPBodyStream(GeneratedChunks(count: 1, size: 0, stallAfter: 0), length: 0)),
+            timeout: .seconds(60), idleTimeout: .seconds(1))
+        silent.headers["X-Test"] = "silent"
+        let quiet = try #require(await #expect(throws: APIError.self) { try await transport.send(silent) })
+        #expect(quiet.kind == .transport(.timedOut), "\(quiet)")
+        // 2,000 empty chunks and an end: an empty body, sent.
+        let empty = try await post(transport, HTTPBodyStream(GeneratedChunks(count: 2000, size: 0), length: 0))
+        #expect(empty.bytes == 0)
+    }
+
+    @Test("URLSession refuses a stream that declares more than it may spool before reading a byte of it")
+    func spoolLimitDeclared() async throws {
+        let touched = Flag()
+        let transport = URLSessionTransport(configuration: .init(maximumSpooledStreamSize: 1_000_000))
+        let stream = HTTPBodyStream(
+            GeneratedChunks(count: 100, size: 100_000, stallAfter: 0, onStall: { touched.set() }), length: 10_000_000)
+        let request = HTTPRequest(
+            method: .post, url: LocalServers.sink!.appendingPathComponent("upload"), body: .stream(stream),
+            timeout: .seconds(60), idleTimeout: .seconds(2))
+        let error = try #require(await #expect(throws: APIError.self) { try await transport.send(request) })
+        #expect(error.message.contains("declares 10000000 bytes"), "\(error)")
+        #expect(!touched.isSet, "the producer was started")
+    }
+
+    @Test(
         "a producer with fewer bytes than it declared fails the call; the request is cut, not ended",
         arguments: TransportKind.allCases)
     func tooFewBytes(kind: TransportKind) async throws {

@@ -52,7 +52,7 @@ final class BodyStreamReader: Sendable {
 
     /// The declared length, or `nil` when unknown.
     let length: Int64?
-    private let request: HTTPRequest
+    let request: HTTPRequest
     private let state = Locked(State())
 
     /// Starts iterating the stream on a task of its own; the stream must not have been sent before.
@@ -164,6 +164,9 @@ final class BodyStreamReader: Sendable {
 
     /// Buffers a chunk from the producer; waits while the buffer is full.
     private func put(_ chunk: Data) async throws {
+        // An empty chunk carries nothing; buffered, it would count against the chunk limit forever
+        // when the declared length lets no read take it.
+        if chunk.isEmpty { return }
         let waker: (@Sendable () -> Void)? = try state.withLock { state in
             if state.isClosed { throw CancellationError() }
             if let length, state.produced + Int64(chunk.count) > length {

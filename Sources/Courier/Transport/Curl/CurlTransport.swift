@@ -92,6 +92,11 @@ public final class CurlTransport: HTTPStreamingTransport {
             let transfer = try CurlTransfer(
                 request: current, bodyFile: bodyFile, budget: deadline - ContinuousClock.now,
                 configuration: configuration, consumer: consumer, uploadMeter: current.body == nil ? nil : uploadMeter)
+            if let stream = transfer.upload?.stream, stream.length == 0 {
+                // libcurl never reads a body it was told is empty: the producer's end (or its
+                // error, or a byte too many) is awaited here, before the request goes out.
+                try await stream.drain(idleTimeout: transfer.idleTimeout, deadline: deadline) { _ in }
+            }
             do {
                 return try await Self.perform(transfer, on: loop)
             } catch {

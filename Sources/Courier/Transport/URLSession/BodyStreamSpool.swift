@@ -31,6 +31,9 @@ enum BodyStreamSpool {
         _ stream: HTTPBodyStream, of request: HTTPRequest, limit: Int64, idleTimeout: Duration,
         deadline: ContinuousClock.Instant
     ) async throws -> BodyFile {
+        if let length = stream.length, length > limit {
+            throw failure(tooLarge(limit, declared: length), request)
+        }
         let reader = try BodyStreamReader(stream, request: request)
         defer { reader.close() }
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-body-\(UUID().uuidString)")
@@ -41,49 +44,14 @@ enum BodyStreamSpool {
         defer { unlink(url.path) }
         do {
             defer { close(descriptor) }
-            try await copy(
-                reader, to: descriptor, request: request, limit: limit, idleTimeout: idleTimeout, deadline: deadline)
-        }
-        return try BodyFile(opening: url, for: request)
-    }
-
-    private static func copy(
-        _ reader: BodyStreamReader, to descriptor: Int32, request: HTTPRequest, limit: Int64, idleTimeout: Duration,
-        deadline: ContinuousClock.Instant
-    ) async throws {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
-        defer { buffer.deallocate() }
-        var written: Int64 = 0
-        while true {
-            try Task.checkCancellation()
-            let signal = Signal()
-            switch try reader.read(into: buffer, waker: { signal.fire() }) {
-            case .end:
-                return
-            case .bytes(let count):
-                written += Int64(count)
-                guard written <= limit else {
-                    throw failure(
-                        "the request body stream is larger than the \(limit) bytes URLSessionTransport may "
-                            + "keep in a temporary file (maximumSpooledStreamSize; CurlTransport streams it)", request)
-                }
-                try writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), to: descriptor, request: request)
-            case .wait:
-                let left = deadline - ContinuousClock.now
-                guard left > .zero, await signal.wait(for: min(idleTimeout, left)) else {
-                    try Task.checkCancellation()
-                    if ContinuousClock.now >= deadline {
-                        throw APIError(
-                            .transport(.deadlineExceeded), message: "the request body stream was not complete in time",
-                            request: request)
-                    }
-                    throw APIError(
-                        .transport(.timedOut),
-                        message: "the request body stream yielded nothing for \(DurationText.seconds(idleTimeout))",
-                        request: request)
-                }
+            var written: Int64 = 0
+            try await reader.drain(idleTimeout: idleTimeout, deadline: deadline) { bytes in
+                written += Int64(bytes.count)
+                guard written <= limit else { throw failure(tooLarge(limit, declared: nil), request) }
+                try writeAll(bytes, to: descriptor, request: request)
             }
         }
+        return try BodyFile(opening: url, for: request)
     }
 
     private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, request: HTTPRequest) throws {
@@ -101,44 +69,13 @@ enum BodyStreamSpool {
         }
     }
 
-    private static func failure(_ message: String, _ request: HTTPRequest) -> APIError {
-        APIError(.transport(.other), message: message, request: request)
+    private static func tooLarge(_ limit: Int64, declared: Int64?) -> String {
+        let what = declared.map { "declares \($0) bytes, more" } ?? "is larger"
+        return "the request body stream \(what) than the \(limit) bytes URLSessionTransport may keep in a "
+            + "temporary file (maximumSpooledStreamSize; CurlTransport streams it)"
     }
 
-    /// A one-shot wake-up: fired by the reader's waker, awaited with a time limit and cancellation.
-    private final class Signal: Sendable {
-        /// `true` once fired, `false` once the wait gave up; and who waits.
-        private let state = Locked<(outcome: Bool?, waiter: CheckedContinuation<Bool, Never>?)>((nil, nil))
-
-        func fire() { end(true) }
-
-        /// `true` when fired, `false` after `timeout` or on cancellation (the caller checks which).
-        func wait(for timeout: Duration) async -> Bool {
-            let timer = Task { [self] in
-                try? await Task.sleep(for: timeout)
-                end(false)
-            }
-            defer { timer.cancel() }
-            return await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    let outcome = state.withLock { state in
-                        if state.outcome == nil { state.waiter = continuation }
-                        return state.outcome
-                    }
-                    if let outcome { continuation.resume(returning: outcome) }
-                }
-            } onCancel: {
-                end(false)
-            }
-        }
-
-        private func end(_ value: Bool) {
-            let (waiter, outcome) = state.withLock { state in
-                if state.outcome == nil { state.outcome = value }
-                defer { state.waiter = nil }
-                return (state.waiter, state.outcome ?? value)
-            }
-            waiter?.resume(returning: outcome)
-        }
+    private static func failure(_ message: String, _ request: HTTPRequest) -> APIError {
+        APIError(.transport(.other), message: message, request: request)
     }
 }
