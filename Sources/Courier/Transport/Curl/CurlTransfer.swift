@@ -309,8 +309,12 @@ final class CurlTransfer: @unchecked Sendable {
         if let easy, let refusal = CurlFailure.proxyRefusal(of: easy, code: code, request: request) {
             return .failure(refusal)
         }
-        let detail = String(cString: errorBuffer)
+        // libcurl quotes a proxy URL it cannot use, credentials and all.
+        let detail = CurlProxyCheck.scrub(String(cString: errorBuffer), configuration: configuration)
         let text = detail.isEmpty ? CurlFailure.describe(code) : detail
+        if CurlProxyCheck.isUnusableProxy(text) {
+            return .failure(APIError(.transport(.other), message: text, request: request))
+        }
         if let easy, let refusal = CurlFailure.socksRefusal(of: easy, code: code, text: text, request: request) {
             return .failure(refusal)
         }
