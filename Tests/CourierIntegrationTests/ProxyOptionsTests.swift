@@ -207,6 +207,46 @@ struct ProxyOptionsTests {
         #expect(counts.tunnels == 1 && counts.forwarded == 2 && counts.refused <= 3, "\(counts)")
     }
 
+    @Test("a caller's Proxy-Authorization opens the tunnel and reaches no origin: not through it, not directly")
+    func callerProxyHeadersStayWithTheProxy() async throws {
+        let pki = try certificates()
+        let httpbin = try #require(LocalServers.httpbin)
+        let tlsOrigin = try await pki.server()
+        let proxy = try await ScriptServer.start(
+            script: "proxy.py", arguments: ["--credentials", "\(Self.user):\(Self.password)"], lifetime: 120)
+        let basic = Data("\(Self.user):\(Self.password)".utf8).base64EncodedString()
+        let proxied = CurlTransport(
+            configuration: .init(tls: .init(certificateAuthorities: pki.authority), proxy: proxy.url))
+        let direct = CurlTransport()
+        var tunnelled = HTTPRequest(url: tlsOrigin.url.appending(path: "headers"))
+        tunnelled.headers["Proxy-Authorization"] = "Basic \(basic)"
+        tunnelled.headers["Proxy-Courier-Test"] = "for the proxy"
+        var directly = HTTPRequest(url: httpbin.appending(path: "headers"))
+        directly.headers = tunnelled.headers
+
+        // Twice each: the second transfer runs on a pooled handle, which must not keep the first's.
+        var seen: [(String, HTTPResponse)] = []
+        for _ in 0..<2 {
+            seen.append(("tunnel", try await proxied.send(tunnelled)))
+            seen.append(("direct", try await direct.send(directly)))
+            seen.append(
+                (
+                    "direct, no header",
+                    try await proxied.send(HTTPRequest(url: tlsOrigin.url.appending(path: "headers")))
+                ))
+        }
+
+        for (hop, response) in seen {
+            #expect(response.status == .ok, "\(hop): \(response.status)")
+            let echo = try JSONDecoder().decode(Echo.self, from: response.body)
+            let headers = echo.headers.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
+            #expect(!headers.lowercased().contains("proxy-"), "\(hop): \(headers)")
+            #expect(!headers.contains(basic), "\(hop): \(headers)")
+        }
+        let counts: ProxyCounts = try await Self.counts(proxy, "tunnels")
+        #expect(counts.tunnels >= 1, "\(counts)")
+    }
+
     @Test("noProxy sends a listed host directly, past an explicitly configured proxy")
     func noProxy() async throws {
         let httpbin = try #require(LocalServers.httpbin)
@@ -214,6 +254,11 @@ struct ProxyOptionsTests {
         let proxy = URL(string: "http://127.0.0.1:9")!
         let direct = CurlTransport(configuration: .init(proxy: proxy, noProxy: ["127.0.0.1"]))
         let proxied = CurlTransport(configuration: .init(proxy: proxy, noProxy: ["localhost"]))
+
+        // "*" means every host wherever it stands in the list (libcurl takes it only alone).
+        let everyHost = CurlTransport(configuration: .init(proxy: proxy, noProxy: ["example.invalid", "*"]))
+        let starred = try await everyHost.send(HTTPRequest(url: httpbin.appending(path: "status/200")))
+        #expect(starred.status == .ok)
 
         let response = try await direct.send(HTTPRequest(url: httpbin.appending(path: "status/200")))
         let error = await #expect(throws: APIError.self) {

@@ -84,6 +84,13 @@ enum {
     CCURLOPT_MAXLIFETIME_CONN = 314,
     CCURLOPT_FRESH_CONNECT = 74,
     CCURLOPT_FORBID_REUSE = 75,
+    // TLS session resumption (off when a client certificate may be renewed on disk).
+    CCURLOPT_SSL_SESSIONID_CACHE = 150,
+    // Headers for the proxy only (Proxy-*), apart from the origin's.
+    CCURLOPT_PROXYHEADER = 10228,
+    CCURLOPT_HEADEROPT = 229,
+    CCURLHEADER_SEPARATE = 1,
+    CCURLHEADER_UNIFIED = 0,
 };
 
 /// A request to a service on a Unix domain socket (`http+unix://` URLs).

@@ -76,6 +76,29 @@ struct CurlProxyCheckTests {
                 == "Failed to connect to 127.0.0.1 port 9")
     }
 
+    @Test("noProxy: '*' anywhere in the list is every host; IPv6 addresses lose their brackets")
+    func noProxyOption() {
+        #expect(CurlTransfer.noProxyOption(["*"]) == "*")
+        #expect(CurlTransfer.noProxyOption(["example.invalid", "*"]) == "*")
+        #expect(CurlTransfer.noProxyOption(["*", "a.example"]) == "*")
+        #expect(CurlTransfer.noProxyOption(["a.example", "[::1]", "10.0.0.0/8"]) == "a.example,::1,10.0.0.0/8")
+    }
+
+    @Test("idle times: huge ones saturate, libcurl gets one second less than the time rounded up, none ≤ 0")
+    func idleTimes() {
+        #expect(CurlTransfer.wholeSeconds(.seconds(Int64.max) + .milliseconds(500)) == Int.max)
+        #expect(CurlTransfer.maximumAgeOption(.seconds(Int64.max) + .milliseconds(500)) == Int.max - 1)
+        #expect(CurlTransfer.maximumAgeOption(.seconds(5)) == 4)
+        #expect(CurlTransfer.maximumAgeOption(.milliseconds(1500)) == 1)
+        #expect(CurlTransfer.maximumAgeOption(.milliseconds(300)) == 0)
+        #expect(CurlTransfer.maximumAgeOption(.zero) == nil)
+        #expect(CurlTransfer.maximumAgeOption(.seconds(-5)) == nil)
+        #expect(CurlTransfer.isReuseForbidden(.init(maximumConnectionIdleTime: .zero)))
+        #expect(CurlTransfer.isReuseForbidden(.init(maximumConnectionIdleTime: .seconds(-5))))
+        #expect(!CurlTransfer.isReuseForbidden(.init(maximumConnectionIdleTime: .milliseconds(1))))
+        #expect(!CurlTransfer.isReuseForbidden(.init()))
+    }
+
     /// Sends a GET through a retry middleware (three attempts, no sleep): its error and how many
     /// attempts reached the transport.
     static func sendWithRetries(_ transport: CurlTransport) async -> (APIError?, Int) {

@@ -79,4 +79,16 @@ struct TLSFailureClassificationTests {
             }
         }
     }
+
+    @Test("no common TLS version behind an HTTPS proxy names the proxy's oldest version too")
+    func proxyVersionAdvice() throws {
+        let configuration = CurlTransport.Configuration(
+            tls: .init(minimumVersion: .tls13), proxy: URL(string: "https://127.0.0.1:3129")!,
+            proxyTLS: .init(minimumVersion: .tls12))
+        let error = try #require(
+            CurlFailure.tlsError(
+                code: 35, text: "error:0A00042E:SSL routines::tlsv1 alert protocol version",
+                configuration: configuration, request: Self.request))
+        #expect(error.message.contains("TLS 1.2 for the HTTPS proxy"), "\(error.message)")
+    }
 }

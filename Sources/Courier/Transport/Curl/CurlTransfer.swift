@@ -82,6 +82,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// (libcurl copies the URL; the list lives as long as the transfer).
     let urlString: String
     let headerList: OpaquePointer?
+    /// The caller's `Proxy-*` headers, for the proxy alone (`CURLOPT_PROXYHEADER`), or `nil`.
+    let proxyHeaderList: OpaquePointer?
     /// The Unix domain socket the request goes to (an `http+unix` URL), else `nil`.
     let socketPath: String?
 
@@ -146,12 +148,18 @@ final class CurlTransfer: @unchecked Sendable {
         } else {
             urlString = request.url.absoluteString
         }
+        // A caller's Proxy-Authorization (any Proxy-* header) is for the proxy: never the origin's,
+        // through a tunnel or directly. Without a proxy in use it goes nowhere.
+        let proxyFields = HTTPHeaders(headers.filter { Self.isProxyHeader($0.name) })
+        headers = HTTPHeaders(headers.filter { !Self.isProxyHeader($0.name) })
         headerList = Self.makeHeaderList(
             headers, acceptEncoding: leavesBodyEncoded ? ContentDecoder.acceptedCodings : nil)
+        proxyHeaderList = proxyFields.isEmpty ? nil : Self.makeProxyHeaderList(proxyFields)
     }
 
     deinit {
         if let headerList { ccurl_slist_free_all(headerList) }
+        if let proxyHeaderList { ccurl_slist_free_all(proxyHeaderList) }
     }
 
     // MARK: Completion, from any thread
