@@ -247,6 +247,35 @@ struct ProxyOptionsTests {
         #expect(counts.tunnels >= 1, "\(counts)")
     }
 
+    @Test("an origin's 407 through the tunnel is its response: a POST and a GET reach it once, with a proxy credential")
+    func originChallengeSentOnce() async throws {
+        let pki = try certificates()
+        let origin = try await pki.server()
+        // A proxy that wants no credentials: libcurl still has them, unused, when the origin's 407 comes.
+        let proxy = try await ScriptServer.start(script: "proxy.py", lifetime: 120)
+        let transport = CurlTransport(
+            configuration: .init(
+                tls: .init(certificateAuthorities: pki.authority), proxy: proxy.url,
+                proxyCredential: ProxyCredential(user: Self.user, password: Self.password)))
+        var post = HTTPRequest(url: origin.url.appending(path: "challenge"))
+        post.method = .post
+        post.body = .data(Data("charge-once".utf8))
+
+        let responses = [
+            try await transport.send(post), try await transport.send(HTTPRequest(url: post.url)),
+        ]
+
+        for response in responses {
+            #expect(response.status.code == 407)
+            #expect(response.headers["Proxy-Authenticate"] == #"Basic realm="origin""#)
+        }
+        let direct = CurlTransport(configuration: .init(tls: .init(certificateAuthorities: pki.authority)))
+        let counts = try JSONDecoder().decode(
+            [String: Int].self,
+            from: try await direct.send(HTTPRequest(url: origin.url.appending(path: "challenges"))).body)
+        #expect(counts["posts"] == 2, "the origin got the POST and the GET \(counts["posts"] ?? 0) times")
+    }
+
     @Test("noProxy sends a listed host directly, past an explicitly configured proxy")
     func noProxy() async throws {
         let httpbin = try #require(LocalServers.httpbin)

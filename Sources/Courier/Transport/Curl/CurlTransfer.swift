@@ -75,6 +75,8 @@ final class CurlTransfer: @unchecked Sendable {
     var upload: CurlUpload?
     /// Why a callback stopped the transfer, to report instead of libcurl's generic code.
     var stopReason: (any Error)?
+    /// Whether the head being read has status 407 (tracked only when ``endsAtOriginChallenge``).
+    var isChallengeHead = false
 
     // MARK: Made on the caller's thread, read on the loop thread
 
@@ -86,6 +88,10 @@ final class CurlTransfer: @unchecked Sendable {
     let proxyHeaderList: OpaquePointer?
     /// The Unix domain socket the request goes to (an `http+unix` URL), else `nil`.
     let socketPath: String?
+    /// Whether a 407 head ends the transfer as the response: it can only be the origin's (libcurl
+    /// suppresses a proxy's answer to CONNECT) and libcurl holds proxy credentials, with which it
+    /// would send the request to the origin again (a POST twice).
+    let endsAtOriginChallenge: Bool
 
     // MARK: Any thread
 
@@ -140,6 +146,7 @@ final class CurlTransfer: @unchecked Sendable {
         // A socket URL goes to libcurl as http://localhost/… with the socket path beside it.
         let socketPath = UnixSocketURL.socketPath(of: request.url)
         self.socketPath = socketPath
+        endsAtOriginChallenge = Self.onlyOriginsChallenge(request: request, configuration: configuration)
         var headers = request.headers
         if let socketPath {
             urlString = UnixSocketURL.wireURLString(for: request.url, socketPath: socketPath)
@@ -289,6 +296,12 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The result of libcurl's `code` for this transfer.
     func result(code: Int32, errorBuffer: UnsafeMutablePointer<CChar>) -> Result<Delivery, any Error> {
+        var code = code
+        if stopReason is OriginChallenge {
+            // The origin's 407 head is in: its response, not a proxy's challenge to answer.
+            stopReason = nil
+            code = 0
+        }
         if code == 0, ContinuousClock.now > deadline {
             // The last byte came in time, maybe, but the loop saw it too late: a deadline that
             // passed is never reported as a success.
@@ -390,4 +403,37 @@ extension CurlTransfer {
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             .filter { !$0.isEmpty }
     }
+}
+
+/// Why a transfer stopped at the end of an origin's 407 head (see ``CurlTransfer/endsAtOriginChallenge``).
+struct OriginChallenge: Error {}
+
+extension CurlTransfer {
+    /// Whether every 407 head this transfer can see is the origin's, and libcurl may hold proxy
+    /// credentials: an HTTPS request (tunnelled, or direct), or any request through a SOCKS proxy.
+    /// A plain-HTTP request through an HTTP proxy may get the proxy's own 407, which libcurl answers.
+    static func onlyOriginsChallenge(request: HTTPRequest, configuration: CurlTransport.Configuration) -> Bool {
+        let environment = CurlProxyCheck.environmentVariables.compactMap { ProcessInfo.processInfo.environment[$0] }
+        let hasCredentials =
+            configuration.proxyCredential != nil
+            || configuration.proxy.map { CurlProxyCheck.userInfo(of: $0.absoluteString) != nil } == true
+            || environment.contains { CurlProxyCheck.userInfo(of: $0) != nil }
+        guard hasCredentials else { return false }
+        if request.url.scheme?.lowercased() == "https" { return true }
+        return configuration.proxy?.scheme?.lowercased().hasPrefix("socks") == true
+    }
+
+    /// Notes a status line's 407, and says whether `line` ends a 407 head.
+    func endsChallengeHead(_ line: UnsafeRawBufferPointer) -> Bool {
+        if Self.hasPrefix(line, Self.statusLinePrefixBytes) {
+            // "HTTP/1.1 407 …", "HTTP/2 407"
+            let code = line.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: true)
+            isChallengeHead = code.count > 1 && Array(code[1].prefix(3)) == Array("407".utf8)
+            return false
+        }
+        let isBlank = line.allSatisfy { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
+        return isBlank && isChallengeHead
+    }
+
+    static let statusLinePrefixBytes = Array("http/".utf8)
 }
