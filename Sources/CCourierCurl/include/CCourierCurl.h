@@ -140,6 +140,7 @@ enum {
     CCURLINFO_HTTP_CONNECTCODE = 0x200000 + 22,
     /// The `errno` of the last failed connect (why a Unix socket could not be reached).
     CCURLINFO_OS_ERRNO = 0x200000 + 25,
+    CCURLINFO_NUM_CONNECTS = 0x200000 + 26,
     /// What went wrong with a SOCKS proxy, after CURLE_PROXY (a CURLPX_ code).
     CCURLINFO_PROXY_ERROR = 0x200000 + 59,
 };

@@ -356,6 +356,9 @@ final class CurlTransfer: @unchecked Sendable {
         {
             refusedContentCoding = true
         }
+        if let easy, let problem = notHTTP2Problem(easy, code: code) {
+            return .failure(APIError(.transport(.badResponse), message: "\(text): \(problem)", request: request))
+        }
         let failure = CurlFailure.classify(code, text: text)
         if failure == .cannotConnect, let socketPath {
             // libcurl names localhost port 80: say which socket, and why.
@@ -436,4 +439,22 @@ extension CurlTransfer {
     }
 
     static let statusLinePrefixBytes = Array("http/".utf8)
+}
+
+extension CurlTransfer {
+    /// Why an h2c prior-knowledge transfer failed before any response byte on a connection of its
+    /// own: the server does not speak HTTP/2 (an HTTP/1.1 server answers the preface with 400 and
+    /// closes, which libcurl reports as a send or receive failure). Not a lost connection: asking
+    /// again cannot help. `nil` otherwise.
+    func notHTTP2Problem(_ easy: OpaquePointer, code: Int32) -> String? {
+        guard configuration.httpVersion == .http2PriorKnowledge, request.url.scheme?.lowercased() == "http",
+            headBytes == 0,
+            [CCURLE_SEND_ERROR, CCURLE_RECV_ERROR, CCURLE_HTTP2, CCURLE_GOT_NOTHING].contains(Int(code))
+        else { return nil }
+        var connects = 0
+        guard ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_NUM_CONNECTS), &connects) == 0, connects > 0 else {
+            return nil
+        }
+        return "the server does not speak HTTP/2 (h2c); use httpVersion .http1 or .http2 for it"
+    }
 }
