@@ -356,6 +356,9 @@ final class CurlTransfer: @unchecked Sendable {
         {
             refusedContentCoding = true
         }
+        if let easy, let refusal = certificateRefusal(easy, code: code, text: text) {
+            return .failure(refusal)
+        }
         if let easy, let problem = notHTTP2Problem(easy, code: code) {
             return .failure(APIError(.transport(.badResponse), message: "\(text): \(problem)", request: request))
         }
@@ -456,5 +459,41 @@ extension CurlTransfer {
             return nil
         }
         return "the server does not speak HTTP/2 (h2c); use httpVersion .http1 or .http2 for it"
+    }
+}
+
+extension CurlTransfer {
+    /// A transfer showing a client certificate whose new connection was reset or lost before any
+    /// response byte: over TLS 1.3 (and HTTP/2) a server that refuses the certificate may close
+    /// the connection instead of sending its alert first. Not retried: the same certificate would
+    /// be refused again.
+    func certificateRefusal(_ easy: OpaquePointer, code: Int32, text: String) -> APIError? {
+        var connects = 0
+        _ = ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_NUM_CONNECTS), &connects)
+        guard
+            Self.isCertificateRefusal(
+                code: code, text: text, headBytes: headBytes, newConnection: connects > 0,
+                configuration: configuration, url: request.url)
+        else { return nil }
+        return APIError(
+            .transport(.clientCertificateRejected),
+            message: "\(text): the server closed the connection right after the TLS handshake, before any"
+                + " response; it most likely refused the client certificate (check its CA, validity and purpose)",
+            request: request)
+    }
+
+    /// See ``certificateRefusal(_:code:text:)``.
+    static func isCertificateRefusal(
+        code: Int32, text: String, headBytes: Int, newConnection: Bool, configuration: CurlTransport.Configuration,
+        url: URL
+    ) -> Bool {
+        guard configuration.tls.clientCertificate != nil, url.scheme?.lowercased() == "https", headBytes == 0,
+            newConnection,
+            [CCURLE_SEND_ERROR, CCURLE_RECV_ERROR, CCURLE_HTTP2, CCURLE_GOT_NOTHING].contains(Int(code))
+        else { return false }
+        let lowered = text.lowercased()
+        return ["reset", "getpeername", "send failure", "empty reply", "connection died", "closed"].contains {
+            lowered.contains($0)
+        }
     }
 }
