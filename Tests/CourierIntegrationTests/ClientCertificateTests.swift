@@ -148,6 +148,31 @@ struct ClientCertificateTests {
         }
     #endif
 
+    @Test("a renewed certificate file is shown on the next new connection (no TLS session resumed)")
+    func renewedCertificate() async throws {
+        let pki = try certificates()
+        let server = try await pki.server(requiresClientCertificate: true)
+        let folder = pki.folder.path
+        let renewed = "renewed-\(UUID().uuidString.prefix(8))"
+        // The file the transport reads, renewed in place with another name (same key, same CA).
+        _ = try ScriptServer.shell("cp '\(folder)/client.pem' '\(folder)/\(renewed).pem'")
+        let transport = transport(
+            .pem(certificate: pki.file("\(renewed).pem"), privateKey: pki.clientKey), pki)
+        var request = HTTPRequest(url: server.url.appending(path: "peer"))
+        // The server closes each connection after its answer: every request makes a new one.
+        request.headers["Connection"] = "close"
+
+        let before = try JSONDecoder().decode(Peer.self, from: try await transport.send(request).body)
+        _ = try ScriptServer.shell(
+            "cd '\(folder)' && openssl req -new -key client.key -subj /CN=courier-renewed 2>/dev/null"
+                + " | openssl x509 -req -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile client.ext"
+                + " -out '\(renewed).pem' 2>/dev/null")
+        let after = try JSONDecoder().decode(Peer.self, from: try await transport.send(request).body)
+
+        #expect(before.client == "courier-client")
+        #expect(after.client == "courier-renewed", "the old certificate was shown again: a TLS session was resumed")
+    }
+
     @Test("a transport's configuration, dumped, shows neither the passphrase nor the proxy's password")
     func configurationHidesSecrets() throws {
         let pki = try certificates()
@@ -168,5 +193,15 @@ struct ClientCertificateTests {
             #expect(!text.contains(TestCertificates.passphrase), "\(text)")
         }
         #expect("\(configuration)".contains("proxy.example"))
+        // A user name alone may be the secret: an API token as the proxy's user.
+        let token = "SENTINEL-proxy-token-\(UUID().uuidString.prefix(8))"
+        let tokenOnly = CurlTransport.Configuration(proxy: URL(string: "http://\(token)@proxy.example:3128")!)
+        var tokenDumped = ""
+        dump(tokenOnly, to: &tokenDumped)
+        let children = Mirror(reflecting: tokenOnly).children.map { "\($0.value)" }.joined()
+        for text in [tokenDumped, "\(tokenOnly)", String(reflecting: tokenOnly), children] {
+            #expect(!text.contains(token), "\(text)")
+        }
+        #expect("\(tokenOnly)".contains("proxy.example:3128"))
     }
 }

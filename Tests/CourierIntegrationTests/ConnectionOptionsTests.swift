@@ -65,6 +65,27 @@ struct ConnectionOptionsTests {
         #expect(refused.status.code == 505)
     }
 
+    @Test("h2c prior knowledge to an HTTP/1.1 server that answers 400 at once: badResponse, never retried, 20 times")
+    func h2cAgainstHTTP1() async throws {
+        let server = try await ScriptServer.start(script: "quick400.py", lifetime: 120)
+        let transport = CurlTransport(configuration: .init(httpVersion: .http2PriorKnowledge))
+        let retry = RetryMiddleware(
+            policy: RetryPolicy(maximumAttempts: 3), budget: nil, clock: .init(now: { Date() }, sleep: { _ in }))
+        for round in 0..<20 {
+            let attempts = Locked(0)
+            let thrown = await #expect(throws: APIError.self) {
+                _ = try await retry.intercept(HTTPRequest(url: server.url.appending(path: "x"))) { request in
+                    attempts.withLock { $0 += 1 }
+                    return try await transport.send(request)
+                }
+            }
+            let error = try #require(thrown)
+            #expect(error.kind == .transport(.badResponse), "round \(round): \(error)")
+            #expect(error.message.contains("does not speak HTTP/2"), "round \(round): \(error)")
+            #expect(attempts.withLock { $0 } == 1, "round \(round)")
+        }
+    }
+
     @Test("resolve sends a made-up name to 127.0.0.1, and TLS still checks the certificate against the name")
     func resolve() async throws {
         let pki = try certificates()

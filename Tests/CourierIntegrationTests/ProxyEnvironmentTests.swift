@@ -107,4 +107,41 @@ struct ProxyEnvironmentTests {
             #expect(!text.contains(password), "\(text)")
         }
     }
+
+    @Test("an http_proxy libcurl cannot use (a scheme typo): not retried, its password in no error and no log")
+    func unusableEnvironmentProxy() async throws {
+        let password = "SENTINEL-env-typo-\(UUID().uuidString.prefix(8))"
+        let origin = try #require(LocalServers.faults)
+        setenv("http_proxy", "htps://courier:\(password)@127.0.0.1:9", 1)
+        defer { unsetenv("http_proxy") }
+        let log = LogLines()
+        let counting = AttemptCounting()
+        let client = APIClient(
+            baseURL: origin, transport: CurlTransport(),
+            middlewares: [
+                ProxyAuthenticationTests.retry, LoggingMiddleware(sink: log, configuration: .init(logsHeaders: true)),
+                counting,
+            ])
+
+        let thrown = await #expect(throws: APIError.self) { try await client.send(.get("status/200", as: Data.self)) }
+
+        let error = try #require(thrown)
+        #expect(error.kind == .transport(.other), "\(error)")
+        #expect(counting.attempts.withLock { $0 } == 1)
+        for text in ProxyAuthenticationTests.everythingShown(error, log: log) {
+            #expect(!text.contains(password), "\(text)")
+        }
+    }
+}
+
+/// Counts the attempts that pass it (behind a retry middleware).
+private struct AttemptCounting: Middleware {
+    let attempts = Locked(0)
+
+    func intercept(_ request: HTTPRequest, next: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse)
+        async throws -> HTTPResponse
+    {
+        attempts.withLock { $0 += 1 }
+        return try await next(request)
+    }
 }

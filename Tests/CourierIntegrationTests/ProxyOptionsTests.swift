@@ -207,6 +207,75 @@ struct ProxyOptionsTests {
         #expect(counts.tunnels == 1 && counts.forwarded == 2 && counts.refused <= 3, "\(counts)")
     }
 
+    @Test("a caller's Proxy-Authorization opens the tunnel and reaches no origin: not through it, not directly")
+    func callerProxyHeadersStayWithTheProxy() async throws {
+        let pki = try certificates()
+        let httpbin = try #require(LocalServers.httpbin)
+        let tlsOrigin = try await pki.server()
+        let proxy = try await ScriptServer.start(
+            script: "proxy.py", arguments: ["--credentials", "\(Self.user):\(Self.password)"], lifetime: 120)
+        let basic = Data("\(Self.user):\(Self.password)".utf8).base64EncodedString()
+        let proxied = CurlTransport(
+            configuration: .init(tls: .init(certificateAuthorities: pki.authority), proxy: proxy.url))
+        let direct = CurlTransport()
+        var tunnelled = HTTPRequest(url: tlsOrigin.url.appending(path: "headers"))
+        tunnelled.headers["Proxy-Authorization"] = "Basic \(basic)"
+        tunnelled.headers["Proxy-Courier-Test"] = "for the proxy"
+        var directly = HTTPRequest(url: httpbin.appending(path: "headers"))
+        directly.headers = tunnelled.headers
+
+        // Twice each: the second transfer runs on a pooled handle, which must not keep the first's.
+        var seen: [(String, HTTPResponse)] = []
+        for _ in 0..<2 {
+            seen.append(("tunnel", try await proxied.send(tunnelled)))
+            seen.append(("direct", try await direct.send(directly)))
+            seen.append(
+                (
+                    "direct, no header",
+                    try await proxied.send(HTTPRequest(url: tlsOrigin.url.appending(path: "headers")))
+                ))
+        }
+
+        for (hop, response) in seen {
+            #expect(response.status == .ok, "\(hop): \(response.status)")
+            let echo = try JSONDecoder().decode(Echo.self, from: response.body)
+            let headers = echo.headers.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
+            #expect(!headers.lowercased().contains("proxy-"), "\(hop): \(headers)")
+            #expect(!headers.contains(basic), "\(hop): \(headers)")
+        }
+        let counts: ProxyCounts = try await Self.counts(proxy, "tunnels")
+        #expect(counts.tunnels >= 1, "\(counts)")
+    }
+
+    @Test("an origin's 407 through the tunnel is its response: a POST and a GET reach it once, with a proxy credential")
+    func originChallengeSentOnce() async throws {
+        let pki = try certificates()
+        let origin = try await pki.server()
+        // A proxy that wants no credentials: libcurl still has them, unused, when the origin's 407 comes.
+        let proxy = try await ScriptServer.start(script: "proxy.py", lifetime: 120)
+        let transport = CurlTransport(
+            configuration: .init(
+                tls: .init(certificateAuthorities: pki.authority), proxy: proxy.url,
+                proxyCredential: ProxyCredential(user: Self.user, password: Self.password)))
+        var post = HTTPRequest(url: origin.url.appending(path: "challenge"))
+        post.method = .post
+        post.body = .data(Data("charge-once".utf8))
+
+        let responses = [
+            try await transport.send(post), try await transport.send(HTTPRequest(url: post.url)),
+        ]
+
+        for response in responses {
+            #expect(response.status.code == 407)
+            #expect(response.headers["Proxy-Authenticate"] == #"Basic realm="origin""#)
+        }
+        let direct = CurlTransport(configuration: .init(tls: .init(certificateAuthorities: pki.authority)))
+        let counts = try JSONDecoder().decode(
+            [String: Int].self,
+            from: try await direct.send(HTTPRequest(url: origin.url.appending(path: "challenges"))).body)
+        #expect(counts["posts"] == 2, "the origin got the POST and the GET \(counts["posts"] ?? 0) times")
+    }
+
     @Test("noProxy sends a listed host directly, past an explicitly configured proxy")
     func noProxy() async throws {
         let httpbin = try #require(LocalServers.httpbin)
@@ -214,6 +283,11 @@ struct ProxyOptionsTests {
         let proxy = URL(string: "http://127.0.0.1:9")!
         let direct = CurlTransport(configuration: .init(proxy: proxy, noProxy: ["127.0.0.1"]))
         let proxied = CurlTransport(configuration: .init(proxy: proxy, noProxy: ["localhost"]))
+
+        // "*" means every host wherever it stands in the list (libcurl takes it only alone).
+        let everyHost = CurlTransport(configuration: .init(proxy: proxy, noProxy: ["example.invalid", "*"]))
+        let starred = try await everyHost.send(HTTPRequest(url: httpbin.appending(path: "status/200")))
+        #expect(starred.status == .ok)
 
         let response = try await direct.send(HTTPRequest(url: httpbin.appending(path: "status/200")))
         let error = await #expect(throws: APIError.self) {

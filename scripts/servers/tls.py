@@ -8,7 +8,11 @@ GET /status/N answers status N with a JSON body and an `X-Origin: tls` header (w
 not hide); GET /headers echoes the request's headers as JSON ({"headers": {name: value}}), so a test
 can see what reached the origin; GET /peer answers {"port": P, "client": CN}: the client's port (a
 new one means a new connection) and the common name of its certificate, if it showed one; every
-other GET answers 200 with the body "secure". The tests generate the certificates and start this
+other GET answers 200 with the body "secure". GET or POST /challenge (its body read) answers
+`407 Proxy Authentication Required` with `Proxy-Authenticate: Basic` (an origin posing as a proxy);
+GET /challenges answers {"posts": N}, how many requests /challenge got, so a test can tell one was
+sent twice.
+The tests generate the certificates and start this
 server themselves; it stops by itself after --lifetime seconds.
 
 With --client-ca, mutual TLS: a client must show a certificate signed by that CA, or the handshake
@@ -17,19 +21,45 @@ fails (with TLS 1.3 the refusal reaches the client as an alert after the handsha
 """
 import json
 import ssl
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from common import lifetime_parser, limit_lifetime
 
 
+challenged_posts = 0
+challenge_lock = threading.Lock()
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.challenge()
+
+    def challenge(self):
+        global challenged_posts
+        with challenge_lock:
+            challenged_posts += 1
+        body = b"the origin wants proxy credentials"
+        self.send_response(407)
+        self.send_header("Proxy-Authenticate", 'Basic realm="origin"')
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def do_GET(self):
         status, content_type, body = 200, "text/plain", b"secure"
+        if self.path == "/challenge":
+            return self.challenge()
         if self.path == "/headers":
             content_type = "application/json"
             body = json.dumps({"headers": {name: value for name, value in self.headers.items()}}).encode()
+        elif self.path == "/challenges":
+            content_type = "application/json"
+            with challenge_lock:
+                body = json.dumps({"posts": challenged_posts}).encode()
         elif self.path == "/peer":
             content_type = "application/json"
             certificate = self.connection.getpeercert() or {}

@@ -84,6 +84,13 @@ enum {
     CCURLOPT_MAXLIFETIME_CONN = 314,
     CCURLOPT_FRESH_CONNECT = 74,
     CCURLOPT_FORBID_REUSE = 75,
+    // TLS session resumption (off when a client certificate may be renewed on disk).
+    CCURLOPT_SSL_SESSIONID_CACHE = 150,
+    // Headers for the proxy only (Proxy-*), apart from the origin's.
+    CCURLOPT_PROXYHEADER = 10228,
+    CCURLOPT_HEADEROPT = 229,
+    CCURLHEADER_SEPARATE = 1,
+    CCURLHEADER_UNIFIED = 0,
 };
 
 /// A request to a service on a Unix domain socket (`http+unix://` URLs).
@@ -133,6 +140,7 @@ enum {
     CCURLINFO_HTTP_CONNECTCODE = 0x200000 + 22,
     /// The `errno` of the last failed connect (why a Unix socket could not be reached).
     CCURLINFO_OS_ERRNO = 0x200000 + 25,
+    CCURLINFO_NUM_CONNECTS = 0x200000 + 26,
     /// What went wrong with a SOCKS proxy, after CURLE_PROXY (a CURLPX_ code).
     CCURLINFO_PROXY_ERROR = 0x200000 + 59,
 };

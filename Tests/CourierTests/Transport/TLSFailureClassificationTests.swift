@@ -79,4 +79,35 @@ struct TLSFailureClassificationTests {
             }
         }
     }
+
+    @Test("no common TLS version behind an HTTPS proxy names the proxy's oldest version too")
+    func proxyVersionAdvice() throws {
+        let configuration = CurlTransport.Configuration(
+            tls: .init(minimumVersion: .tls13), proxy: URL(string: "https://127.0.0.1:3129")!,
+            proxyTLS: .init(minimumVersion: .tls12))
+        let error = try #require(
+            CurlFailure.tlsError(
+                code: 35, text: "error:0A00042E:SSL routines::tlsv1 alert protocol version",
+                configuration: configuration, request: Self.request))
+        #expect(error.message.contains("TLS 1.2 for the HTTPS proxy"), "\(error.message)")
+    }
+
+    @Test("a reset before any response byte on a new connection showing a client certificate: refused, not lost")
+    func resetAfterHandshake() {
+        let url = URL(string: "https://127.0.0.1:8443/")!
+        func refused(_ code: Int, _ text: String, headBytes: Int = 0, new: Bool = true) -> Bool {
+            CurlTransfer.isCertificateRefusal(
+                code: Int32(code), text: text, headBytes: headBytes, newConnection: new,
+                configuration: Self.withCertificate, url: url)
+        }
+        #expect(refused(55, "Send failure: Connection reset by peer"))
+        #expect(refused(56, "Recv failure: Connection reset by peer"))
+        #expect(refused(56, "getpeername() failed with errno 107: Transport endpoint is not connected"))
+        #expect(!refused(56, "Recv failure: Connection reset by peer", headBytes: 20))
+        #expect(!refused(56, "Recv failure: Connection reset by peer", new: false))
+        #expect(
+            !CurlTransfer.isCertificateRefusal(
+                code: 56, text: "Recv failure: Connection reset by peer", headBytes: 0, newConnection: true,
+                configuration: .init(), url: url))
+    }
 }

@@ -64,16 +64,24 @@ extension CurlFailure {
                 "the TLS handshake failed; if the server wants a client certificate, set TLSOptions.clientCertificate")
         }
         if lowered.contains("alert protocol version") || lowered.contains("unsupported protocol") {
-            return error(
-                .tls,
-                "no TLS version both sides accept (the oldest accepted here is \(configuration.tls.minimumVersion.rawValue))"
-            )
+            return error(.tls, "no TLS version both sides accept (\(oldestAccepted(configuration)))")
         }
         if Int(code) == CCURLE_RECV_ERROR || Int(code) == CCURLE_SEND_ERROR, lowered.contains(" alert ") {
             // Any other TLS alert on a read or a write: the peer ended TLS on purpose.
             return APIError(.transport(.tls), message: text, request: request)
         }
         return nil
+    }
+
+    /// The oldest TLS version accepted, for the origin and, behind an HTTPS proxy, for the proxy:
+    /// libcurl's text does not say which of the two handshakes failed.
+    static func oldestAccepted(_ configuration: CurlTransport.Configuration) -> String {
+        let origin = configuration.tls.minimumVersion.rawValue
+        guard configuration.proxy?.scheme?.lowercased() == "https" else {
+            return "the oldest accepted here is \(origin)"
+        }
+        let proxy = configuration.proxyTLS.minimumVersion.rawValue
+        return "the oldest accepted here is \(origin) for the origin, \(proxy) for the HTTPS proxy (proxyTLS)"
     }
 
     /// The error of a transfer whose SOCKS proxy refused it: its user and password (or the lack of

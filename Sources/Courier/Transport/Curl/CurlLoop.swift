@@ -288,8 +288,9 @@ final class CurlLoop: @unchecked Sendable {
     /// Keeps the handle for the next transfer, its shared options still set (see
     /// ``CurlTransfer/prepare(_:errorBuffer:configuration:resolveList:)``), or frees it when the pool is full.
     private func recycle(_ handle: Handle) {
-        // The header list is freed with the transfer: the handle must not point at it.
+        // The header lists are freed with the transfer: the handle must not point at them.
         ccurl_easy_setopt_pointer(handle.easy, Int32(CCURLOPT_HTTPHEADER), nil)
+        ccurl_easy_setopt_pointer(handle.easy, Int32(CCURLOPT_PROXYHEADER), nil)
         if pool.count < limits.connections {
             pool.append(handle)
         } else {

@@ -22,10 +22,11 @@ extension CurlTransfer {
                     .transport(.badResponse),
                     message: "the response head is larger than \(Self.maximumHeadSize) bytes", request: request))
         }
+        let endsChallenge = endsAtOriginChallenge && endsChallengeHead(line)
         guard consumer != nil else {
             // Only the size limit and the body's capacity need the head now: look for Content-Length.
             rawHead.append(contentsOf: line)
-            return noteContentLength(line)
+            return noteContentLength(line) && (!endsChallenge || stop(OriginChallenge()))
         }
         do {
             try head.consume(line)
@@ -35,8 +36,8 @@ extension CurlTransfer {
         // The head is acted on when the body starts (or the exchange ends): until then another
         // head may follow and replace it. A stream takes it as soon as it is complete (libcurl
         // suppresses a proxy's CONNECT head, and interim 1xx heads never complete one).
-        if consumer?.wantsEarlyHead == true, head.isComplete { return handleHeadIfComplete() }
-        return true
+        if consumer?.wantsEarlyHead == true, head.isComplete, !handleHeadIfComplete() { return false }
+        return !endsChallenge || stop(OriginChallenge())
     }
 
     /// Hands the final head to the consumer, once: when the first body byte arrives, or at the

@@ -32,12 +32,22 @@ extension CurlTransfer {
         prepareProxy(easy, configuration: configuration, check: check)
         // A proxy's own `200 Connection established` head must never reach the head parser.
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_SUPPRESS_CONNECT_HEADERS), 1))
+        // CURLOPT_HTTPHEADER goes to the origin only, CURLOPT_PROXYHEADER to the proxy only.
+        check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_HEADEROPT), CCURLHEADER_SEPARATE), "CURLOPT_HEADEROPT")
         check(
             ccurl_easy_setopt_long(easy, Int32(CCURLOPT_HTTP_VERSION), httpVersionOption(configuration.httpVersion)),
             "CURLOPT_HTTP_VERSION")
         // Every encoding this libcurl decodes; the size limit counts decoded bytes.
         check("".withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_ACCEPT_ENCODING), $0) })
         prepareTLS(easy, configuration.tls, options: .origin, check: check)
+        // A resumed TLS session shows the server the certificate of the session's first handshake:
+        // with a client certificate, every new connection reads its files and shows what they hold
+        // now (a renewed certificate), at the cost of a full handshake.
+        let showsCertificate =
+            configuration.tls.clientCertificate != nil || configuration.proxyTLS.clientCertificate != nil
+        check(
+            ccurl_easy_setopt_long(easy, Int32(CCURLOPT_SSL_SESSIONID_CACHE), showsCertificate ? 0 : 1),
+            "CURLOPT_SSL_SESSIONID_CACHE")
         prepareConnections(easy, configuration: configuration, resolveList: resolveList, check: check)
         check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_HEADERFUNCTION), CurlCallbacks.header))
         check(ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), CurlCallbacks.write))
@@ -76,10 +86,21 @@ extension CurlTransfer {
                 "CURLOPT_PROXYPASSWORD")
         }
         if !configuration.noProxy.isEmpty {
-            let hosts = configuration.noProxy.joined(separator: ",")
+            // libcurl takes "*" only alone: a list that holds it means every host.
+            let hosts = Self.noProxyOption(configuration.noProxy)
             check(hosts.withCString { ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_NOPROXY), $0) }, "CURLOPT_NOPROXY")
         }
         prepareTLS(easy, configuration.proxyTLS, options: .proxy, check: check)
+    }
+
+    /// libcurl's `CURLOPT_NOPROXY` for the caller's list: `*` when the list holds it, IPv6
+    /// addresses without brackets (libcurl compares them bare).
+    static func noProxyOption(_ hosts: [String]) -> String {
+        let trimmed = hosts.map { $0.trimmingCharacters(in: .whitespaces) }
+        if trimmed.contains("*") { return "*" }
+        return trimmed.map { host in
+            host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        }.joined(separator: ",")
     }
 
     /// The URL without its user and password.
@@ -149,8 +170,8 @@ extension CurlTransfer {
                 ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_RESOLVE), UnsafeRawPointer(resolveList)),
                 "CURLOPT_RESOLVE")
         }
-        if let idle = configuration.maximumConnectionIdleTime {
-            check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_MAXAGE_CONN), wholeSeconds(idle)), "CURLOPT_MAXAGE_CONN")
+        if let idle = configuration.maximumConnectionIdleTime, let age = maximumAgeOption(idle) {
+            check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_MAXAGE_CONN), age), "CURLOPT_MAXAGE_CONN")
         }
         if let lifetime = configuration.maximumConnectionLifetime {
             // 0 would mean "no limit" to libcurl: the shortest limit is one second.
@@ -170,11 +191,29 @@ extension CurlTransfer {
         return list
     }
 
-    /// A duration in whole seconds, rounded up, for libcurl's second-granular options.
-    private static func wholeSeconds(_ duration: Duration) -> Int {
+    /// A duration in whole seconds, rounded up (saturated at `Int.max`), for libcurl's
+    /// second-granular options.
+    static func wholeSeconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0 else { return 0 }
-        return Int(clamping: seconds) + (attoseconds > 0 ? 1 : 0)
+        let whole = Int(clamping: seconds)
+        return attoseconds > 0 && whole < Int.max ? whole + 1 : whole
+    }
+
+    /// `CURLOPT_MAXAGE_CONN` for an idle time: libcurl reuses a connection while its idle time in
+    /// whole seconds, rounded down, is not above the option, so a connection idle `N - 1` seconds
+    /// and a bit would still be reused under `N`: the option is one second less than the idle
+    /// time rounded up. `nil` for an idle time of zero or less: no connection is reused then
+    /// (``isReuseForbidden(_:)``).
+    static func maximumAgeOption(_ idle: Duration) -> Int? {
+        guard idle > .zero else { return nil }
+        return wholeSeconds(idle) - 1
+    }
+
+    /// Whether every transfer gets a new connection, closed after it: an idle time of zero or less.
+    static func isReuseForbidden(_ configuration: CurlTransport.Configuration) -> Bool {
+        guard let idle = configuration.maximumConnectionIdleTime else { return false }
+        return idle <= .zero
     }
 
     /// Limits libcurl to http and https, for requests and for any redirect it might follow (Courier
@@ -224,13 +263,16 @@ extension CurlTransfer {
         }
         // libcurl before 8.0 fails the second request on a reused h2c prior-knowledge connection:
         // each such request gets a connection of its own, closed after it.
+        // An idle time of zero or less: no connection is kept for another request either.
         let isolated =
-            configuration.httpVersion == .http2PriorKnowledge && request.url.scheme?.lowercased() == "http"
-            && CurlLibrary.breaksReusedPriorKnowledge
+            (configuration.httpVersion == .http2PriorKnowledge && request.url.scheme?.lowercased() == "http"
+                && CurlLibrary.breaksReusedPriorKnowledge) || Self.isReuseForbidden(configuration)
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_FRESH_CONNECT), isolated ? 1 : 0))
         check(ccurl_easy_setopt_long(easy, Int32(CCURLOPT_FORBID_REUSE), isolated ? 1 : 0))
         configureMethodAndBody(easy, check: check)
         check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_HTTPHEADER), UnsafeRawPointer(headerList)))
+        // Set (or cleared) for every transfer: the pooled handle keeps the last request's.
+        check(ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_PROXYHEADER), UnsafeRawPointer(proxyHeaderList)))
         if failed {
             throw APIError(.transport(.other), message: "libcurl refused an option for this request", request: request)
         }
@@ -277,6 +319,22 @@ extension CurlTransfer {
         if !headers.contains("Expect") {
             // No 100-continue round trip (and its one-second wait on servers that never answer it).
             append("Expect:")
+        }
+        return list
+    }
+
+    /// Whether a header is for the proxy (`Proxy-Authorization`, `Proxy-Connection`, …).
+    static func isProxyHeader(_ name: HTTPHeaders.Name) -> Bool {
+        name.canonicalName.hasPrefix("proxy-")
+    }
+
+    /// The caller's `Proxy-*` headers for libcurl's proxy list: sent with `CONNECT`, and with a
+    /// plain-HTTP request forwarded by the proxy, never to the origin.
+    static func makeProxyHeaderList(_ headers: HTTPHeaders) -> OpaquePointer? {
+        var list: OpaquePointer?
+        for field in headers {
+            let line = field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)"
+            list = line.withCString { ccurl_slist_append(list, $0) }
         }
         return list
     }

@@ -75,6 +75,8 @@ final class CurlTransfer: @unchecked Sendable {
     var upload: CurlUpload?
     /// Why a callback stopped the transfer, to report instead of libcurl's generic code.
     var stopReason: (any Error)?
+    /// Whether the head being read has status 407 (tracked only when ``endsAtOriginChallenge``).
+    var isChallengeHead = false
 
     // MARK: Made on the caller's thread, read on the loop thread
 
@@ -82,8 +84,14 @@ final class CurlTransfer: @unchecked Sendable {
     /// (libcurl copies the URL; the list lives as long as the transfer).
     let urlString: String
     let headerList: OpaquePointer?
+    /// The caller's `Proxy-*` headers, for the proxy alone (`CURLOPT_PROXYHEADER`), or `nil`.
+    let proxyHeaderList: OpaquePointer?
     /// The Unix domain socket the request goes to (an `http+unix` URL), else `nil`.
     let socketPath: String?
+    /// Whether a 407 head ends the transfer as the response: it can only be the origin's (libcurl
+    /// suppresses a proxy's answer to CONNECT) and libcurl holds proxy credentials, with which it
+    /// would send the request to the origin again (a POST twice).
+    let endsAtOriginChallenge: Bool
 
     // MARK: Any thread
 
@@ -138,6 +146,7 @@ final class CurlTransfer: @unchecked Sendable {
         // A socket URL goes to libcurl as http://localhost/… with the socket path beside it.
         let socketPath = UnixSocketURL.socketPath(of: request.url)
         self.socketPath = socketPath
+        endsAtOriginChallenge = Self.onlyOriginsChallenge(request: request, configuration: configuration)
         var headers = request.headers
         if let socketPath {
             urlString = UnixSocketURL.wireURLString(for: request.url, socketPath: socketPath)
@@ -146,12 +155,18 @@ final class CurlTransfer: @unchecked Sendable {
         } else {
             urlString = request.url.absoluteString
         }
+        // A caller's Proxy-Authorization (any Proxy-* header) is for the proxy: never the origin's,
+        // through a tunnel or directly. Without a proxy in use it goes nowhere.
+        let proxyFields = HTTPHeaders(headers.filter { Self.isProxyHeader($0.name) })
+        headers = HTTPHeaders(headers.filter { !Self.isProxyHeader($0.name) })
         headerList = Self.makeHeaderList(
             headers, acceptEncoding: leavesBodyEncoded ? ContentDecoder.acceptedCodings : nil)
+        proxyHeaderList = proxyFields.isEmpty ? nil : Self.makeProxyHeaderList(proxyFields)
     }
 
     deinit {
         if let headerList { ccurl_slist_free_all(headerList) }
+        if let proxyHeaderList { ccurl_slist_free_all(proxyHeaderList) }
     }
 
     // MARK: Completion, from any thread
@@ -281,6 +296,12 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The result of libcurl's `code` for this transfer.
     func result(code: Int32, errorBuffer: UnsafeMutablePointer<CChar>) -> Result<Delivery, any Error> {
+        var code = code
+        if stopReason is OriginChallenge {
+            // The origin's 407 head is in: its response, not a proxy's challenge to answer.
+            stopReason = nil
+            code = 0
+        }
         if code == 0, ContinuousClock.now > deadline {
             // The last byte came in time, maybe, but the loop saw it too late: a deadline that
             // passed is never reported as a success.
@@ -309,8 +330,12 @@ final class CurlTransfer: @unchecked Sendable {
         if let easy, let refusal = CurlFailure.proxyRefusal(of: easy, code: code, request: request) {
             return .failure(refusal)
         }
-        let detail = String(cString: errorBuffer)
+        // libcurl quotes a proxy URL it cannot use, credentials and all.
+        let detail = CurlProxyCheck.scrub(String(cString: errorBuffer), configuration: configuration)
         let text = detail.isEmpty ? CurlFailure.describe(code) : detail
+        if CurlProxyCheck.isUnusableProxy(text) {
+            return .failure(APIError(.transport(.other), message: text, request: request))
+        }
         if let easy, let refusal = CurlFailure.socksRefusal(of: easy, code: code, text: text, request: request) {
             return .failure(refusal)
         }
@@ -330,6 +355,12 @@ final class CurlTransfer: @unchecked Sendable {
             responseContentCodings().contains(where: { !Self.alwaysDecodedCodings.contains($0) })
         {
             refusedContentCoding = true
+        }
+        if let easy, let refusal = certificateRefusal(easy, code: code, text: text) {
+            return .failure(refusal)
+        }
+        if let easy, let problem = notHTTP2Problem(easy, code: code) {
+            return .failure(APIError(.transport(.badResponse), message: "\(text): \(problem)", request: request))
         }
         let failure = CurlFailure.classify(code, text: text)
         if failure == .cannotConnect, let socketPath {
@@ -377,5 +408,92 @@ extension CurlTransfer {
         return values.flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             .filter { !$0.isEmpty }
+    }
+}
+
+/// Why a transfer stopped at the end of an origin's 407 head (see ``CurlTransfer/endsAtOriginChallenge``).
+struct OriginChallenge: Error {}
+
+extension CurlTransfer {
+    /// Whether every 407 head this transfer can see is the origin's, and libcurl may hold proxy
+    /// credentials: an HTTPS request (tunnelled, or direct), or any request through a SOCKS proxy.
+    /// A plain-HTTP request through an HTTP proxy may get the proxy's own 407, which libcurl answers.
+    static func onlyOriginsChallenge(request: HTTPRequest, configuration: CurlTransport.Configuration) -> Bool {
+        let environment = CurlProxyCheck.environmentVariables.compactMap { ProcessInfo.processInfo.environment[$0] }
+        let hasCredentials =
+            configuration.proxyCredential != nil
+            || configuration.proxy.map { CurlProxyCheck.userInfo(of: $0.absoluteString) != nil } == true
+            || environment.contains { CurlProxyCheck.userInfo(of: $0) != nil }
+        guard hasCredentials else { return false }
+        if request.url.scheme?.lowercased() == "https" { return true }
+        return configuration.proxy?.scheme?.lowercased().hasPrefix("socks") == true
+    }
+
+    /// Notes a status line's 407, and says whether `line` ends a 407 head.
+    func endsChallengeHead(_ line: UnsafeRawBufferPointer) -> Bool {
+        if Self.hasPrefix(line, Self.statusLinePrefixBytes) {
+            // "HTTP/1.1 407 …", "HTTP/2 407"
+            let code = line.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: true)
+            isChallengeHead = code.count > 1 && Array(code[1].prefix(3)) == Array("407".utf8)
+            return false
+        }
+        let isBlank = line.allSatisfy { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
+        return isBlank && isChallengeHead
+    }
+
+    static let statusLinePrefixBytes = Array("http/".utf8)
+}
+
+extension CurlTransfer {
+    /// Why an h2c prior-knowledge transfer failed before any response byte on a connection of its
+    /// own: the server does not speak HTTP/2 (an HTTP/1.1 server answers the preface with 400 and
+    /// closes, which libcurl reports as a send or receive failure). Not a lost connection: asking
+    /// again cannot help. `nil` otherwise.
+    func notHTTP2Problem(_ easy: OpaquePointer, code: Int32) -> String? {
+        guard configuration.httpVersion == .http2PriorKnowledge, request.url.scheme?.lowercased() == "http",
+            headBytes == 0,
+            [CCURLE_SEND_ERROR, CCURLE_RECV_ERROR, CCURLE_HTTP2, CCURLE_GOT_NOTHING].contains(Int(code))
+        else { return nil }
+        var connects = 0
+        guard ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_NUM_CONNECTS), &connects) == 0, connects > 0 else {
+            return nil
+        }
+        return "the server does not speak HTTP/2 (h2c); use httpVersion .http1 or .http2 for it"
+    }
+}
+
+extension CurlTransfer {
+    /// A transfer showing a client certificate whose new connection was reset or lost before any
+    /// response byte: over TLS 1.3 (and HTTP/2) a server that refuses the certificate may close
+    /// the connection instead of sending its alert first. Not retried: the same certificate would
+    /// be refused again.
+    func certificateRefusal(_ easy: OpaquePointer, code: Int32, text: String) -> APIError? {
+        var connects = 0
+        _ = ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_NUM_CONNECTS), &connects)
+        guard
+            Self.isCertificateRefusal(
+                code: code, text: text, headBytes: headBytes, newConnection: connects > 0,
+                configuration: configuration, url: request.url)
+        else { return nil }
+        return APIError(
+            .transport(.clientCertificateRejected),
+            message: "\(text): the server closed the connection right after the TLS handshake, before any"
+                + " response; it most likely refused the client certificate (check its CA, validity and purpose)",
+            request: request)
+    }
+
+    /// See ``certificateRefusal(_:code:text:)``.
+    static func isCertificateRefusal(
+        code: Int32, text: String, headBytes: Int, newConnection: Bool, configuration: CurlTransport.Configuration,
+        url: URL
+    ) -> Bool {
+        guard configuration.tls.clientCertificate != nil, url.scheme?.lowercased() == "https", headBytes == 0,
+            newConnection,
+            [CCURLE_SEND_ERROR, CCURLE_RECV_ERROR, CCURLE_HTTP2, CCURLE_GOT_NOTHING].contains(Int(code))
+        else { return false }
+        let lowered = text.lowercased()
+        return ["reset", "getpeername", "send failure", "empty reply", "connection died", "closed"].contains {
+            lowered.contains($0)
+        }
     }
 }

@@ -20,6 +20,9 @@ extension CurlTransport {
         public var minimumVersion: TLSVersion
         /// The certificate the transport shows a server that asks for one (mutual TLS), or `nil`.
         ///
+        /// Its files are read for every new connection, and TLS sessions are not resumed while one
+        /// is set: a certificate renewed on disk is shown from the next new connection on.
+        ///
         /// A certificate or key that cannot be read, a key that does not match the certificate and
         /// a wrong passphrase fail every request with ``TransportFailure/clientCertificateRejected``
         /// saying which; so does a server that refuses the certificate (or wanted one and got none).
@@ -96,16 +99,25 @@ extension CurlTransport {
         ///   the proxy (use it when only the proxy can resolve the origin's name).
         ///
         /// Credentials may be in the URL (`http://user:password@proxy:3128`) or in
-        /// ``proxyCredential``; they go to the proxy only, and no description shows them.
+        /// ``proxyCredential``; they go to the proxy only, and no description shows them. A URL of
+        /// another scheme (or without a host, or with port 0) fails every request at once with
+        /// ``TransportFailure/other``, without a retry. A request's own `Proxy-*` headers
+        /// (`Proxy-Authorization`) go to the proxy only (with `CONNECT`, or with a forwarded
+        /// plain-HTTP request), never to the origin; without a proxy they are not sent.
         public var proxy: URL?
         /// The user and password for the proxy: Basic, Digest, NTLM or Negotiate, whichever the
         /// proxy asks for; user and password authentication (RFC 1929) for SOCKS5. It wins over
-        /// credentials in the ``proxy`` URL. A proxy that refuses them fails the request with
-        /// ``TransportFailure/proxyAuthenticationRequired``.
+        /// credentials in the ``proxy`` URL. A proxy that refuses them when asked to open a tunnel
+        /// (HTTPS through an HTTP proxy, `CONNECT`) or a SOCKS5 proxy fails the request with
+        /// ``TransportFailure/proxyAuthenticationRequired``; a plain-HTTP request, which the proxy
+        /// forwards, gets the proxy's `407 Proxy Authentication Required` as its response. SOCKS5
+        /// takes at most 255 bytes each of user and password (RFC 1929): longer fails at once.
         public var proxyCredential: ProxyCredential?
         /// Hosts reached directly, not through the ``proxy``: names (`internal.example` also
-        /// matches its subdomains), IP addresses, or `*` for every host. Empty by default: then
-        /// the `no_proxy` environment variable, if set, decides, as curl does.
+        /// matches its subdomains), IP addresses (IPv6 with or without brackets: `::1`, `[::1]`),
+        /// CIDR ranges (`10.0.0.0/8`, libcurl 7.86 or later), or `*` for every host (wherever it
+        /// stands in the list). Empty by default: then the `no_proxy` environment variable, if
+        /// set, decides, as curl does.
         public var noProxy: [String]
         /// TLS to an `https://` ``proxy`` itself (its CA, pinning, a client certificate); the
         /// origin's TLS is ``tls``.
@@ -113,10 +125,13 @@ extension CurlTransport {
         /// Fixed addresses for host names, as curl's `--resolve`: `["api.example:443": "10.0.0.7"]`
         /// sends requests for `api.example` on port 443 to 10.0.0.7 without asking DNS, while TLS
         /// still checks the certificate against `api.example` (blue/green switches, tests). An
-        /// IPv6 address goes in brackets: `"[::1]"`.
+        /// IPv6 address goes in brackets: `"[::1]"`. Not used for requests that go through an
+        /// HTTP or HTTPS ``proxy``: the proxy resolves the origin's name (it is used for `socks5://`).
         public var resolve: [String: String]
-        /// How long a connection may sit idle and still be reused (whole seconds, rounded up);
-        /// `nil` for libcurl's default (118 seconds). Shorter than the server's or a load
+        /// How long a connection may sit idle and still be reused, rounded up to whole seconds: a
+        /// connection idle that long or longer is closed, not reused (one idle a little less may
+        /// be; libcurl counts whole seconds). Zero or less: no connection is reused, each request
+        /// gets a new one, closed after it. `nil` for libcurl's default (118 seconds). Shorter than the server's or a load
         /// balancer's idle timeout avoids sending on a connection the other side is closing.
         public var maximumConnectionIdleTime: Duration?
         /// How long after it was opened a connection may still be reused (whole seconds, rounded
@@ -205,8 +220,8 @@ extension CurlTransport {
 }
 
 extension CurlTransport.Configuration: CustomStringConvertible, CustomReflectable {
-    /// The settings that differ from the defaults' kind, with the proxy's password (in its URL
-    /// or ``proxyCredential``) and any key passphrase hidden.
+    /// The settings that differ from the defaults' kind, with the proxy's user information (in its
+    /// URL), ``proxyCredential``'s password and any key passphrase hidden.
     public var description: String {
         var parts = [
             "timeout: \(DurationText.seconds(timeout))", "httpVersion: \(httpVersion)", "loops: \(loops)",
@@ -219,7 +234,7 @@ extension CurlTransport.Configuration: CustomStringConvertible, CustomReflectabl
         return "CurlTransport.Configuration(\(parts.joined(separator: ", ")))"
     }
 
-    /// A mirror whose proxy URL has no password, so `dump` and debuggers do not show it.
+    /// A mirror whose proxy URL has no user information, so `dump` and debuggers do not show it.
     public var customMirror: Mirror {
         Mirror(
             self,
@@ -235,12 +250,15 @@ extension CurlTransport.Configuration: CustomStringConvertible, CustomReflectabl
             ], displayStyle: .struct)
     }
 
-    /// The proxy URL with its password (if any) replaced.
+    /// The proxy URL with its user information (if any) replaced as a whole: a user name alone
+    /// may be a secret too (an API token as the user).
     static func redacted(_ proxy: URL) -> String {
-        guard var components = URLComponents(url: proxy, resolvingAgainstBaseURL: false),
-            components.password != nil
-        else { return proxy.absoluteString }
-        components.password = Redactor.placeholder
-        return components.string ?? "<proxy URL with a password>"
+        guard var components = URLComponents(url: proxy, resolvingAgainstBaseURL: false) else {
+            return "<proxy URL>"
+        }
+        guard components.user != nil || components.password != nil else { return proxy.absoluteString }
+        components.user = Redactor.placeholder
+        components.password = nil
+        return components.string ?? "<proxy URL with credentials>"
     }
 }

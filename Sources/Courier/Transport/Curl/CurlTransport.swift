@@ -37,11 +37,14 @@ public final class CurlTransport: HTTPStreamingTransport {
     /// The transport's settings.
     public let configuration: Configuration
     private let loops: CurlLoops?
+    /// Why the proxy settings cannot be used (checked once, before libcurl sees them), or `nil`.
+    private let configurationProblem: String?
 
     /// Creates a transport with its own event loop threads and connection caches.
     public init(configuration: Configuration = Configuration()) {
         _ = Self.registeredLoopThreadCheck
         self.configuration = configuration
+        configurationProblem = CurlProxyCheck.problem(in: configuration)
         loops = Self.isAvailable ? CurlLoops(configuration: configuration) : nil
     }
 
@@ -84,6 +87,10 @@ public final class CurlTransport: HTTPStreamingTransport {
             throw APIError(
                 .transport(.other), message: CurlLibrary.loadFailure ?? "libcurl could not make a multi handle",
                 request: request)
+        }
+        if let configurationProblem {
+            // A setting no retry can mend: not a failure to connect.
+            throw APIError(.transport(.other), message: configurationProblem, request: request)
         }
         let timeout = request.timeout ?? configuration.timeout
         let uploadMeter = CallContext.current.uploadMeter
