@@ -46,11 +46,16 @@ let package = Package(
         .executableTarget(name: "CourierInterop", dependencies: ["Courier"]),
         .executableTarget(name: "CourierBench", dependencies: ["Courier", "CourierTesting", "CourierImages"]),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
-        .testTarget(name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting", "CourierImages"]),
+        // Starts the tests' child processes without Foundation's Process (see ChildProcess.swift).
+        .target(name: "ChildProcess", path: "Tests/ChildProcess"),
+        .testTarget(
+            name: "CourierIntegrationTests",
+            dependencies: ["Courier", "CourierTesting", "CourierImages", "ChildProcess"]
+        ),
         .testTarget(name: "CourierImagesTests", dependencies: ["Courier", "CourierTesting", "CourierImages"]),
         .testTarget(
             name: "ExampleTests",
-            dependencies: ["Courier", "CourierTesting", "ITunesSearch", "TMDB", "MediaSearchCommand"]
+            dependencies: ["Courier", "CourierTesting", "ITunesSearch", "TMDB", "MediaSearchCommand", "ChildProcess"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import ChildProcess
 import Courier
 import Foundation
 import Testing
@@ -59,21 +60,14 @@ struct ContentLengthLimitTests {
             DispatchQueue.global().async {
                 continuation.resume(
                     with: Result {
-                        let process = Process()
-                        process.executableURL = program
-                        process.arguments = [transport, url.absoluteString]
                         var environment = ProcessInfo.processInfo.environment
                         environment["SWIFT_BACKTRACE"] = "enable=no"
-                        process.environment = environment
-                        let output = Pipe()
-                        process.standardOutput = output
-                        process.standardError = FileHandle.nullDevice
-                        try process.run()
-                        let data = output.fileHandleForReading.readDataToEndOfFile()
-                        process.waitUntilExit()
-                        let killed = process.terminationReason == .uncaughtSignal
+                        let process = try ChildProcess(
+                            program.path, [transport, url.absoluteString], environment: environment, output: .piped)
+                        let data = process.output?.readDataToEndOfFile() ?? Data()
+                        let end = process.wait()
                         return Exit(
-                            signal: killed ? process.terminationStatus : nil, status: process.terminationStatus,
+                            signal: end.signal, status: end.status ?? -1,
                             output: String(decoding: data, as: UTF8.self).trimmingCharacters(
                                 in: .whitespacesAndNewlines))
                     })

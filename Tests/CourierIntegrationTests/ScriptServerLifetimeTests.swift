@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Testing
 
@@ -28,17 +29,13 @@ struct ScriptServerLifetimeTests {
         let certificate = folder.appendingPathComponent("cert.pem").path
         let key = folder.appendingPathComponent("key.pem").path
         // No pipe (ScriptServer.shell reads one to its end): a server started meanwhile could hold it open.
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        openssl.arguments = [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-days", "1", "-subj", "/CN=127.0.0.1", "-keyout", key, "-out", certificate,
-        ]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        guard openssl.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
+        let openssl = try ChildProcess(
+            "/usr/bin/env",
+            [
+                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-days", "1", "-subj", "/CN=127.0.0.1", "-keyout", key, "-out", certificate,
+            ])
+        guard openssl.wait().status == 0 else { throw CocoaError(.executableLoad) }
         return (certificate, key)
     }
 
@@ -105,19 +102,15 @@ struct ScriptServerLifetimeTests {
         let log = folder.appendingPathComponent("server.log").path
         // A shell starts the server in the background (SIGTERM blocked), writes its PID, waits for its
         // announcement and exits. No pipe: a server that outlived the shell would hold it open.
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments =
+        let shell = try ChildProcess(
+            "/bin/sh",
             [
                 "-c",
                 #"log=$1; shift; python3 -c "$0" "$@" >"$log" 2>&1 & echo $! >"$log.pid";"#
                     + #" for _ in $(seq 1 300); do grep -q Listening "$log" && exit 0; sleep 0.1; done; exit 1"#,
                 ScriptServer.blockingTermination, log, "python3",
                 ScriptServer.repository.appendingPathComponent("scripts/servers/\(script)").path,
-            ] + (try Self.arguments(script)) + ["--lifetime", "300"]
-        shell.standardOutput = FileHandle.nullDevice
-        shell.standardError = FileHandle.nullDevice
-        try shell.run()
+            ] + (try Self.arguments(script)) + ["--lifetime", "300"])
         // Its own PID, not isRunning: Foundation counts a process as running while any process it
         // started (the server here) holds a descriptor the process was given.
         let shellProcess = shell.processIdentifier

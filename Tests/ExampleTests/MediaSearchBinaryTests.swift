@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Testing
 
@@ -36,24 +37,16 @@ struct MediaSearchBinaryTests {
     private static func runBlocking(
         _ program: URL, _ arguments: [String], _ environment: [String: String]
     ) throws -> (Int32, String, String) {
-        let process = Process()
-        process.executableURL = program
-        process.arguments = arguments
         var variables = ProcessInfo.processInfo.environment
         variables["TMDB_API_KEY"] = nil
         variables["TMDB_ACCESS_TOKEN"] = nil
         variables.merge(environment) { $1 }
-        process.environment = variables
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let process = try ChildProcess(
+            program.path, arguments, environment: variables, output: .piped, errorOutput: .piped)
+        let outputData = process.output?.readDataToEndOfFile() ?? Data()
+        let errorData = process.errorOutput?.readDataToEndOfFile() ?? Data()
         return (
-            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+            process.wait().status ?? -1, String(decoding: outputData, as: UTF8.self),
             String(decoding: errorData, as: UTF8.self)
         )
     }

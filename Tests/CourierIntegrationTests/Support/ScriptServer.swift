@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 
 /// A test server of `scripts/servers/` run by the tests themselves, on a free 127.0.0.1 port: the
@@ -6,7 +7,7 @@ import Foundation
 final class ScriptServer: Sendable {
     /// The URL the server announced, e.g. `http://127.0.0.1:40123`.
     let url: URL
-    private let process: Process
+    private let process: ChildProcess
 
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -32,19 +33,15 @@ final class ScriptServer: Sendable {
     /// the calling thread. With `blockingTermination`, the script starts with SIGTERM and SIGINT
     /// blocked and ignored, as a parent process can hand them down (a Dispatch thread blocks them).
     init(script: String, arguments: [String] = [], lifetime: Int = 300, blockingTermination: Bool = false) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments =
+        process = try ChildProcess(
+            "/usr/bin/env",
             (blockingTermination ? ["python3", "-c", Self.blockingTermination] : [])
-            + ["python3", Self.repository.appendingPathComponent("scripts/servers/\(script)").path]
-            + arguments + ["--lifetime", String(lifetime)]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+                + ["python3", Self.repository.appendingPathComponent("scripts/servers/\(script)").path]
+                + arguments + ["--lifetime", String(lifetime)],
+            output: .piped)
         var announced = ""
         while !announced.contains("\n") {
-            let data = output.fileHandleForReading.availableData
+            let data = process.output?.availableData ?? Data()
             guard !data.isEmpty else { break }
             announced += String(decoding: data, as: UTF8.self)
         }
@@ -85,15 +82,9 @@ final class ScriptServer: Sendable {
     /// Runs a shell command and returns its standard output; throws when it fails.
     @discardableResult
     static func shell(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
+        let process = try ChildProcess("/bin/sh", ["-c", command], output: .piped)
+        let data = process.output?.readDataToEndOfFile() ?? Data()
+        guard process.wait().status == 0 else { throw CocoaError(.executableLoad) }
         return String(decoding: data, as: UTF8.self)
     }
 }
