@@ -9,11 +9,16 @@ private final class CountingTokens: CredentialProvider {
     let initial: Credential
     let failure: (any Error)?
     let delay: Duration
+    let gate: Gate?
 
-    init(initial: Credential = .bearer("old"), failure: (any Error)? = nil, delay: Duration = .milliseconds(50)) {
+    init(
+        initial: Credential = .bearer("old"), failure: (any Error)? = nil, delay: Duration = .milliseconds(50),
+        gate: Gate? = nil
+    ) {
         self.initial = initial
         self.failure = failure
         self.delay = delay
+        self.gate = gate
     }
 
     func credential() async throws -> Credential { initial }
@@ -21,6 +26,7 @@ private final class CountingTokens: CredentialProvider {
     func refresh(rejecting credential: Credential) async throws -> Credential? {
         let number = refreshes.increment()
         try await Task.sleep(for: delay)
+        try await gate?.wait()
         if let failure { throw failure }
         return .bearer("new-\(number)")
     }
@@ -223,14 +229,18 @@ struct AuthMiddlewareTests {
 
     @Test("a waiter cancelled during the refresh leaves; the others continue with its result")
     func cancelledWaiter() async throws {
-        let tokens = CountingTokens(delay: .milliseconds(300))
+        let gate = Gate()
+        let tokens = CountingTokens(delay: .zero, gate: gate)
         let transport = server(accepting: "new-1", delay: .zero)
         let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [AuthMiddleware(provider: tokens)])
 
         let leaving = Task { try await client.send(.get("me", as: Profile.self)) }
         let staying = Task { try await client.send(.get("me", as: Profile.self)) }
-        try await Task.sleep(for: .milliseconds(100))
+        // Both calls were refused and wait for the one refresh, held open until the test has cancelled one.
+        #expect(try await eventually { transport.requests.count == 2 && tokens.refreshes.count == 1 })
+        try await Task.sleep(for: .milliseconds(20))
         leaving.cancel()
+        gate.open()
 
         await #expect(throws: CancellationError.self) { try await leaving.value }
         #expect(try await staying.value == Profile(name: "ada"))

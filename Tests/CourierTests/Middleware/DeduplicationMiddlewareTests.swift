@@ -112,12 +112,17 @@ struct DeduplicationMiddlewareTests {
 
     @Test("cancelling 99 of 100 callers leaves the last one's exchange running to completion")
     func cancelAllButOne() async throws {
-        let transport = StubTransport().on(.get, "*", .text("survivor").delayed(by: .milliseconds(300)))
+        let gate = Gate()
+        let transport = StubTransport().on(.get, "*") { _ in
+            try await gate.wait()
+            return .text("survivor")
+        }
         let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [DeduplicationMiddleware()])
 
         let tasks = (0..<100).map { _ in Task { try await client.send(.get("popular", as: String.self)) } }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await eventually { transport.requests.count == 1 })
         for task in tasks.dropLast() { task.cancel() }
+        gate.open()
 
         for task in tasks.dropLast() {
             await #expect(throws: CancellationError.self) { try await task.value }
