@@ -213,7 +213,8 @@ public struct APIClient: HTTPClient {
             }
         }
         let context = CallContext(
-            scope: scope, record: record, consumer: options.consumer, uploadMeter: options.uploadMeter)
+            scope: scope, record: record, consumer: options.consumer, uploadMeter: options.uploadMeter,
+            upgrade: options.upgrade)
         defer { record.close() }
         return try await CallContext.$current.withValue(context) { try await next(request) }
     }

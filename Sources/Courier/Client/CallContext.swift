@@ -28,16 +28,21 @@ package struct CallContext: Sendable {
     package var uploadMeter: UploadMeter?
     /// Sees every hop the redirect loop follows, when a middleware set one around its `next`.
     package var hopObserver: (any RedirectHopObserver)?
+    /// Takes the connection of a `101` when the call opens a WebSocket: the innermost step then
+    /// asks the transport to open a socket instead of sending a request.
+    package var upgrade: WebSocketUpgradeSlot?
 
     package init(
         scope: ClientScope? = nil, record: ExchangeRecord? = nil, consumer: (any ResponseBodyConsumer)? = nil,
-        uploadMeter: UploadMeter? = nil, hopObserver: (any RedirectHopObserver)? = nil
+        uploadMeter: UploadMeter? = nil, hopObserver: (any RedirectHopObserver)? = nil,
+        upgrade: WebSocketUpgradeSlot? = nil
     ) {
         self.scope = scope
         self.record = record
         self.consumer = consumer
         self.uploadMeter = uploadMeter
         self.hopObserver = hopObserver
+        self.upgrade = upgrade
     }
 
     /// The context of the call the current task is making; empty outside any call.
@@ -46,8 +51,8 @@ package struct CallContext: Sendable {
     /// The context for work shared with other calls or started on their behalf (``SharedWork``: a
     /// deduplicated exchange, a token refresh): the client scope, the record (a deduplicated
     /// exchange is the starting call's own, in its metrics and log) and the hop observer (a cookie
-    /// jar before deduplication stores each hop's cookies); never the call's body consumer or
-    /// upload meter, which only the call's own exchange may feed.
+    /// jar before deduplication stores each hop's cookies); never the call's body consumer,
+    /// upload meter or WebSocket slot, which only the call's own exchange may feed.
     package var shared: CallContext { CallContext(scope: scope, record: record, hopObserver: hopObserver) }
 
     /// The context for background work no call waits for (a stale-while-revalidate refresh): the
@@ -62,9 +67,15 @@ package struct CallOptions: Sendable {
     package var consumer: (any ResponseBodyConsumer)?
     /// Counts the request body's bytes (``APIClient/upload(_:)``).
     package var uploadMeter: UploadMeter?
+    /// Takes the connection when the call opens a WebSocket.
+    package var upgrade: WebSocketUpgradeSlot?
 
-    package init(consumer: (any ResponseBodyConsumer)? = nil, uploadMeter: UploadMeter? = nil) {
+    package init(
+        consumer: (any ResponseBodyConsumer)? = nil, uploadMeter: UploadMeter? = nil,
+        upgrade: WebSocketUpgradeSlot? = nil
+    ) {
         self.consumer = consumer
         self.uploadMeter = uploadMeter
+        self.upgrade = upgrade
     }
 }

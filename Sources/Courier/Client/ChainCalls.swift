@@ -20,6 +20,7 @@ enum TransportCall {
                 request: request)
         }
         do {
+            if let upgrade = CallContext.current.upgrade { return try await open(request, into: upgrade, on: transport) }
             guard let consumer = CallContext.current.consumer else { return try await transport.send(request) }
             if let streaming = transport as? any HTTPStreamingTransport {
                 var response = try await streaming.send(request, streamingBodyTo: consumer)
@@ -39,6 +40,20 @@ enum TransportCall {
         } catch {
             throw normalise(error, request: request)
         }
+    }
+
+    /// Sends a WebSocket's opening handshake; a `101`'s connection goes into `slot`.
+    private static func open(_ request: HTTPRequest, into slot: WebSocketUpgradeSlot, on transport: any HTTPTransport)
+        async throws -> HTTPResponse
+    {
+        guard let opener = transport as? any WebSocketOpeningTransport else {
+            throw APIError(
+                .transport(.unsupported),
+                message: "\(type(of: transport)) cannot open WebSockets on this platform", request: request)
+        }
+        let (response, channel) = try await opener.openWebSocket(request)
+        if let channel { slot.hold(channel) }
+        return response
     }
 
     /// `CancellationError` for anything that happened because the task was cancelled; otherwise an

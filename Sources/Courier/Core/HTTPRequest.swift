@@ -26,13 +26,14 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
     /// counted as credentials by the cache. ``Credential`` adds the name of the item it sets.
     public var sensitiveQueryItems: Set<String>
     /// Whether the response's body goes, as it arrives, to whoever made the call (a stream, a
-    /// download's file, the image loader) instead of into ``HTTPResponse/body``. A middleware that
+    /// download's file, the image loader), or the request opens a WebSocket (its `101` hands over
+    /// the connection), instead of into ``HTTPResponse/body``. A middleware that
     /// keeps or shares bodies (a cache, deduplication) leaves such a request alone; the response
     /// then says how much went by in ``HTTPResponse/streamedBodyBytes``. It is the call's, not the
     /// value's: a request a middleware rebuilds from its parts says the same. Read it inside the
     /// chain, while the call runs.
     public var streamsResponse: Bool {
-        CallContext.current.consumer != nil
+        CallContext.current.consumer != nil || CallContext.current.upgrade != nil
     }
 
     /// Whether this request may be sent again in the call it belongs to: `false` once the call's

@@ -68,6 +68,9 @@ public struct TransportFailure: Hashable, Sendable, CustomStringConvertible {
     /// that is not UTF-8, a message over the size limit…): Courier failed the connection with the
     /// close code the message names (1002, 1007 or 1009).
     public static let webSocketProtocolViolation = TransportFailure("webSocketProtocolViolation")
+    /// The transport cannot do what the call asks on this platform (a WebSocket on a transport or a
+    /// libcurl without them); the message names what. Not worth retrying.
+    public static let unsupported = TransportFailure("unsupported")
     /// Anything else the transport reported.
     public static let other = TransportFailure("other")
 }
