@@ -2,7 +2,7 @@
 # 127.0.0.1 ports. Expects $workdir (a scratch folder) and $venv; stop_test_servers stops them.
 
 ensure_test_venv() {
-    if ! "$venv/bin/python" -c 'import httpbin, gunicorn' 2>/dev/null; then
+    if ! "$venv/bin/python" -c 'import httpbin, gunicorn, websockets' 2>/dev/null; then
         if ! python3 -m venv --help >/dev/null 2>&1; then
             apt-get update -qq && apt-get install -y -qq python3-venv
         fi
