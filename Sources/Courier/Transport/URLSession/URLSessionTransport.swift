@@ -80,7 +80,8 @@ public final class URLSessionTransport: HTTPStreamingTransport {
 
     /// The transport's settings.
     public let configuration: Configuration
-    private let session: URLSession
+    /// The session; also opens WebSockets' stream tasks on Apple platforms (URLSessionTransport+WebSocket).
+    let session: URLSession
     private let delegate: SessionDelegate
     /// Where tasks are made and resumed: off the caller's threads, and one at a time (resuming
     /// them from many threads at once makes FoundationNetworking drop keep-alive connections:
