@@ -19,6 +19,23 @@ enum LocalServers {
     /// unsafe-method invalidation, stale-while-revalidate, an unknown content coding.
     static let cache: URL? = ProcessInfo.processInfo.environment["COURIER_CACHE_URL"].flatMap(URL.init(string:))
 
+    /// The WebSocket server (`scripts/servers/websocket.py`, the `websockets` package), `ws://127.0.0.1:PORT`:
+    /// routes are listed at the top of the script.
+    static let webSocket: URL? = ProcessInfo.processInfo.environment["COURIER_WS_URL"].flatMap(URL.init(string:))
+
+    /// The same WebSocket server over TLS, `wss://127.0.0.1:PORT`, its certificate signed by `webSocketAuthority`.
+    static let secureWebSocket: URL? = ProcessInfo.processInfo.environment["COURIER_WSS_URL"].flatMap(
+        URL.init(string:))
+
+    /// The CA (PEM file) that signed the `secureWebSocket` server's certificate.
+    static let webSocketAuthority: URL? = ProcessInfo.processInfo.environment["COURIER_WSS_CA"].map {
+        URL(fileURLWithPath: $0)
+    }
+
+    /// The misbehaving WebSocket server (`scripts/servers/wsraw.py`): one broken rule per path.
+    static let rawWebSocket: URL? = ProcessInfo.processInfo.environment["COURIER_WSRAW_URL"].flatMap(
+        URL.init(string:))
+
     /// Whether the run must have the servers (the test script sets this, so CI can never pass by skipping).
     static let areRequired = ProcessInfo.processInfo.environment["COURIER_REQUIRE_SERVERS"] == "1"
 
@@ -42,6 +59,10 @@ struct LocalServerTests {
             #expect(LocalServers.files != nil, "COURIER_FILES_URL is not set: start the tests with scripts/test")
             #expect(LocalServers.faults != nil, "COURIER_FAULTS_URL is not set: start the tests with scripts/test")
             #expect(LocalServers.cache != nil, "COURIER_CACHE_URL is not set: start the tests with scripts/test")
+            #expect(LocalServers.webSocket != nil, "COURIER_WS_URL is not set: start the tests with scripts/test")
+            #expect(
+                LocalServers.secureWebSocket != nil, "COURIER_WSS_URL is not set: start the tests with scripts/test")
+            #expect(LocalServers.rawWebSocket != nil, "COURIER_WSRAW_URL is not set: start the tests with scripts/test")
         }
     }
 }
