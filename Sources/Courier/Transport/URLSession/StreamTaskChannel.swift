@@ -109,6 +109,10 @@
             } catch {
                 throw APIError(.transport(.badResponse), message: error.reason, request: request)
             }
+            if case .length(let length) = framing, length > limit {
+                let message = "the handshake's response body (\(length) bytes) is larger than \(limit) bytes"
+                throw APIError(.transport(.responseTooLarge), message: message, request: request)
+            }
             var received = start
             while true {
                 switch framing {
@@ -123,11 +127,9 @@
                 default:
                     break
                 }
-                guard received.count <= limit + 64 * 1024 else {
-                    throw APIError(
-                        .transport(.responseTooLarge),
-                        message: "the handshake's response body is larger than \(limit)"
-                            + " bytes", request: request)
+                guard received.count <= limit else {
+                    let message = "the handshake's response body is larger than \(limit) bytes"
+                    throw APIError(.transport(.responseTooLarge), message: message, request: request)
                 }
                 guard let bytes = try await receive(timeout: secondsLeft(until: deadline)) else {
                     if framing == .untilClose { return received }

@@ -33,9 +33,11 @@ extension URLSessionTransport: WebSocketOpeningTransport {
                     + " use CurlTransport",
                 request: request)
         #else
+            // A refused handshake's body is an error page: 1 MiB at most (its chunked decoding
+            // starts over with each piece, which stays cheap at that size).
             try await StreamTaskChannel.open(
                 request, session: session, timeout: request.timeout ?? configuration.timeout,
-                maximumResponseSize: configuration.maximumResponseSize)
+                maximumResponseSize: min(configuration.maximumResponseSize, 1 << 20))
         #endif
     }
 }
