@@ -14,9 +14,10 @@ Two scenarios, each on one connection opened before the clock starts:
 - throughput: COUNT times, send a 1 MiB binary message (random bytes) and wait for its echo; the
   rate is messages per second, and megabytesPerSecond = 1,048,576 bytes × rate / 10^6 (one
   direction: the bytes that came back).
-The client is websockets' blocking one (websockets.sync.client, the faster of the two here: about
-5,300 round trips/s against 1,900 for the asyncio client on a busy 2-core machine) unless --client
-asyncio. Compression is off unless --deflate (then the client offers permessage-deflate and /echo accepts it).
+The client is websockets' blocking one (websockets.sync.client) unless --client asyncio: on this
+2-core machine both did about 5,300-5,500 round trips/s, and the blocking one 317 against 233
+1 MiB messages/s (2026-12-02, median of 5 rounds; the Python server is the same for both, and
+likely the bound). Compression is off unless --deflate (then the client offers permessage-deflate and /echo accepts it).
 CPU is this process's user + system time (the client only; the server is another process).
 
 Output, first form: one JSON object per line and per scenario, with the fields of courier-bench's
