@@ -23,6 +23,7 @@ import Foundation
 public final class StubWebSocketPeer: Sendable {
     private struct State: Sendable {
         var answersPings = true
+        var answersClose = true
         var hasSentClose = false
         var clientClose: WebSocketClose?
         var pingsReceived = 0
@@ -58,6 +59,13 @@ public final class StubWebSocketPeer: Sendable {
     public var answersPings: Bool {
         get { state.withLock { $0.answersPings } }
         set { state.withLock { $0.answersPings = newValue } }
+    }
+
+    /// Whether the peer answers the client's close frame: `true` by default; turn it off to play a
+    /// peer that never completes the close handshake (a close timeout test).
+    public var answersClose: Bool {
+        get { state.withLock { $0.answersClose } }
+        set { state.withLock { $0.answersClose = newValue } }
     }
 
     /// The close frame the client sent, once it did (1005 for one without a code).
@@ -175,11 +183,13 @@ public final class StubWebSocketPeer: Sendable {
             break
         case .close(let frame):
             let close = WebSocketClose(code: frame.code ?? .noStatusReceived, reason: frame.reason)
-            let echoes = state.withLock { state in
+            let (answers, echoes) = state.withLock { state in
                 state.clientClose = close
+                guard state.answersClose else { return (false, false) }
                 defer { state.hasSentClose = true }
-                return !state.hasSentClose
+                return (true, !state.hasSentClose)
             }
+            guard answers else { return false }
             if echoes {
                 try? await outgoing.write(
                     encoder.controlFrame(.close, payload: WebSocketCloseFrame(code: frame.code).payload))
