@@ -9,11 +9,11 @@ private final class CountingTokens: CredentialProvider {
     let initial: Credential
     let failure: (any Error)?
     let delay: Duration
-    let gate: Gate?
+    let gate: Latch?
 
     init(
         initial: Credential = .bearer("old"), failure: (any Error)? = nil, delay: Duration = .milliseconds(50),
-        gate: Gate? = nil
+        gate: Latch? = nil
     ) {
         self.initial = initial
         self.failure = failure
@@ -229,7 +229,7 @@ struct AuthMiddlewareTests {
 
     @Test("a waiter cancelled during the refresh leaves; the others continue with its result")
     func cancelledWaiter() async throws {
-        let gate = Gate()
+        let gate = Latch()
         let tokens = CountingTokens(delay: .zero, gate: gate)
         let transport = server(accepting: "new-1", delay: .zero)
         let client = APIClient(baseURL: baseURL, transport: transport, middlewares: [AuthMiddleware(provider: tokens)])

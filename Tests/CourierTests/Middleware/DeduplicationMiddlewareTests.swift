@@ -112,7 +112,7 @@ struct DeduplicationMiddlewareTests {
 
     @Test("cancelling 99 of 100 callers leaves the last one's exchange running to completion")
     func cancelAllButOne() async throws {
-        let gate = Gate()
+        let gate = Latch()
         let transport = StubTransport().on(.get, "*") { _ in
             try await gate.wait()
             return .text("survivor")

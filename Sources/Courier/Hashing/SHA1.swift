@@ -7,28 +7,14 @@ package enum SHA1 {
     /// The digest of `bytes`: 20 bytes.
     package static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var state: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
-        var message = Array(bytes)
-        let bitLength = UInt64(message.count) &* 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
-        }
-        var schedule = [UInt32](repeating: 0, count: 80)
-        for blockStart in stride(from: 0, to: message.count, by: 64) {
-            for index in 0..<16 {
-                let offset = blockStart + index * 4
-                schedule[index] =
-                    UInt32(message[offset]) << 24 | UInt32(message[offset + 1]) << 16
-                    | UInt32(message[offset + 2]) << 8 | UInt32(message[offset + 3])
-            }
+        HashBlocks.forEachBlock(of: bytes, scheduleLength: 80) { schedule in
             for index in 16..<80 {
                 schedule[index] = rotate(
                     schedule[index - 3] ^ schedule[index - 8] ^ schedule[index - 14] ^ schedule[index - 16], 1)
             }
             compress(&state, schedule: schedule)
         }
-        return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
+        return HashBlocks.digest(of: state)
     }
 
     private static func compress(_ state: inout [UInt32], schedule: [UInt32]) {
