@@ -71,6 +71,11 @@ public final class StubWebSocketPeer: Sendable {
     /// The close frame the client sent, once it did (1005 for one without a code).
     public var clientClose: WebSocketClose? { state.withLock { $0.clientClose } }
 
+    /// How many reads the client asked of the connection (flow-control tests).
+    package var clientReadCount: Int { outgoing.readCount }
+    /// Whether a send of the peer's waits for the client to read (flow-control tests).
+    package var isSendWaiting: Bool { outgoing.hasWaitingWriter }
+
     /// How many pings the client sent.
     public var pingsReceived: Int { state.withLock { $0.pingsReceived } }
 
