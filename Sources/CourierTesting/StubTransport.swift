@@ -78,6 +78,8 @@ public final class StubTransport: HTTPStreamingTransport, @unchecked Sendable {
     private let lock = NSLock()
     private var rules: [Rule] = []
     private var recorded: [HTTPRequest] = []
+    /// The WebSocket rules (``onWebSocket(_:answering:conversation:)``), behind a lock of their own.
+    let sockets = StubSocketRules()
 
     /// Creates a transport with no rules.
     public init() {}
@@ -255,7 +257,14 @@ public final class StubTransport: HTTPStreamingTransport, @unchecked Sendable {
         request.method == method && (path == "*" || encodedPath(of: request) == path)
     }
 
-    private static func encodedPath(of request: HTTPRequest) -> String {
+    /// Records a request answered without the HTTP rules (a WebSocket handshake).
+    func record(_ request: HTTPRequest) {
+        lock.lock()
+        recorded.append(request)
+        lock.unlock()
+    }
+
+    static func encodedPath(of request: HTTPRequest) -> String {
         URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? request.url.path
     }
 }

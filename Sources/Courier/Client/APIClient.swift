@@ -150,7 +150,7 @@ public struct APIClient: HTTPClient {
     /// made from inside this client's own chain (then `slot` is `nil`). A call that waited goes on
     /// with `timeLeft`, what is left of its timeout; one whose timeout ran out while it waited fails
     /// with ``TransportFailure/deadlineExceeded``.
-    private func admit(_ route: some Route) async throws -> (slot: AdmissionGate?, timeLeft: Duration?) {
+    func admit(_ route: some Route) async throws -> (slot: AdmissionGate?, timeLeft: Duration?) {
         guard let admission, CallContext.current.scope !== scope else { return (nil, nil) }
         let timeout = route.timeout ?? defaultTimeout
         let start = ContinuousClock.now

@@ -1,0 +1,521 @@
+import Foundation
+
+/// Drives one ``WebSocketConnection`` over a ``WebSocketChannel``: the engine behind a
+/// ``WebSocket``.
+///
+/// - One **pump** task reads the channel, feeds the connection and carries out its actions; it
+///   reads only while fewer than ``WebSocketOptions/maximumBufferedMessages`` messages wait for the
+///   reader, so a reader that stops reading stops the socket (the channel reads the network only
+///   while a read waits). Once the caller closed the socket, messages the reader has no room for
+///   are dropped, so the peer's close frame is still read.
+/// - One **writer** task writes what the connection produced, in the order it produced it: every
+///   event goes into the connection under the state's lock, and its writes into the outbox in the
+///   same critical section. A send returns once its bytes were handed to the channel.
+/// - Timers (the close timeout) and the keepalive are tasks of their own that feed the connection
+///   like any event.
+///
+/// The connection is not `Sendable` (zlib streams): it lives in the ``Locked`` state and is only
+/// touched under its lock (deflating a message to send, inflating one received, included).
+/// Continuations are taken out under the lock and resumed after it (``Effects``).
+final class WebSocketEngine: Sendable {
+    /// How the socket ended: its close, and the error for an abnormal end.
+    struct Ending: Sendable {
+        var close: WebSocketClose
+        var error: APIError?
+    }
+
+    private enum Outgoing: Sendable {
+        case bytes([UInt8], done: CheckedContinuation<Void, any Error>?)
+        case close
+    }
+
+    private struct PingWaiter: Sendable {
+        let id: UInt64
+        let sent: ContinuousClock.Instant
+        let continuation: CheckedContinuation<Duration, any Error>
+    }
+
+    private struct State: Sendable {
+        /// `@unchecked` by ``Confined``: only touched under the engine's lock.
+        var connection: Confined<WebSocketConnection>
+        var inbox: [WebSocketMessage] = []
+        var reader: CheckedContinuation<WebSocketMessage?, any Error>?
+        var isReaderClaimed = false
+        var isReaderCancelled = false
+        var pumpWaitingForRoom: CheckedContinuation<Void, Never>?
+        var outbox: [Outgoing] = []
+        var isCloseQueued = false
+        var writer: CheckedContinuation<Void, Never>?
+        var ending: Ending?
+        var endingWaiters: [CheckedContinuation<Void, Never>] = []
+        var pings: [PingWaiter] = []
+        var lastPingID: UInt64 = 0
+        var closeTimer: Task<Void, Never>?
+        var keepalive: Task<Void, Never>?
+        /// Whether the caller started the close (``close(code:reason:)``, leaving the loop).
+        var isClosing = false
+    }
+
+    /// Continuations and tasks taken out under the lock, resumed or cancelled after it.
+    private typealias Effects = [@Sendable () -> Void]
+
+    let channel: any WebSocketChannel
+    let options: WebSocketOptions
+    /// The handshake as sent and the server's `101`, attached to errors.
+    let request: HTTPRequest?
+    let response: HTTPResponse?
+    private let state: Locked<State>
+
+    init(
+        connection: WebSocketConnection, channel: any WebSocketChannel, options: WebSocketOptions,
+        request: HTTPRequest?, response: HTTPResponse?
+    ) {
+        // `Confined`: the connection is only used under `state`'s lock, and never handed out.
+        state = Locked(State(connection: Confined(connection)))
+        self.channel = channel
+        self.options = options
+        self.request = request
+        self.response = response
+    }
+
+    /// Starts the pump, the writer and the keepalive.
+    func start() {
+        Task { await self.pump() }
+        Task { await self.writeLoop() }
+        if let interval = options.pingInterval {
+            let keepalive = Task { await self.keepAlive(every: interval) }
+            state.withLock { $0.keepalive = keepalive }
+        }
+    }
+
+    // MARK: Reading
+
+    /// Makes the caller the socket's one reader; `false` when another iterator already is.
+    func claimReader() -> Bool {
+        state.withLock { state in
+            defer { state.isReaderClaimed = true }
+            return !state.isReaderClaimed
+        }
+    }
+
+    /// The next message; `nil` once the socket closed with a close handshake.
+    func next() async throws -> WebSocketMessage? {
+        try Task.checkCancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<WebSocketMessage?, any Error>) in
+                let effects: Effects = state.withLock { state in
+                    if !state.inbox.isEmpty {
+                        let message = state.inbox.removeFirst()
+                        return [{ continuation.resume(returning: message) }] + Self.makeRoom(&state, options)
+                    }
+                    if state.isReaderCancelled { return [{ continuation.resume(throwing: CancellationError()) }] }
+                    if let ending = state.ending { return [{ Self.resume(continuation, with: ending) }] }
+                    if state.reader != nil { return [{ continuation.resume(throwing: Self.secondReaderError) }] }
+                    state.reader = continuation
+                    return []
+                }
+                effects.forEach { $0() }
+            }
+        } onCancel: {
+            self.readerCancelled()
+        }
+    }
+
+    /// The reading task was cancelled: the reader gets `CancellationError`, and the socket closes
+    /// with 1001 (going away).
+    private func readerCancelled() {
+        let reader = state.withLock { state in
+            state.isReaderCancelled = true
+            defer { state.reader = nil }
+            return state.reader
+        }
+        reader?.resume(throwing: CancellationError())
+        abandon()
+    }
+
+    /// The reader left (its loop ended, its task was cancelled) or the socket was dropped: closes
+    /// with 1001 (going away), unless the socket is over or closing already.
+    func abandon() {
+        run {
+            (state) throws(APIError) in
+            try startClose(&state, code: .goingAway, reason: "")
+        }
+    }
+
+    private static func resume(_ continuation: CheckedContinuation<WebSocketMessage?, any Error>, with ending: Ending) {
+        if let error = ending.error {
+            continuation.resume(throwing: error)
+        } else {
+            continuation.resume(returning: nil)
+        }
+    }
+
+    /// Wakes the pump when the inbox has room again.
+    private static func makeRoom(_ state: inout State, _ options: WebSocketOptions) -> Effects {
+        guard state.inbox.count < options.maximumBufferedMessages, let pump = state.pumpWaitingForRoom else {
+            return []
+        }
+        state.pumpWaitingForRoom = nil
+        return [{ pump.resume() }]
+    }
+
+    static let secondReaderError = APIError(
+        .invalidRequest,
+        message: "a WebSocket's messages are read by one reader at a time, and another iterator already reads them")
+
+    // MARK: Sending and closing
+
+    /// Sends `message`; returns once its bytes were handed to the connection.
+    func send(_ message: WebSocketMessage) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let effects: Effects = state.withLock { state in
+                if let refusal = refusal(state) { return [{ continuation.resume(throwing: refusal) }] }
+                var effects: Effects = []
+                let actions = state.connection.value.send(message)
+                apply(actions, to: &state, effects: &effects, completing: continuation)
+                return effects
+            }
+            effects.forEach { $0() }
+        }
+    }
+
+    /// Sends a ping and waits for its pong; returns the round trip.
+    func ping() async throws -> Duration {
+        let id = state.withLock { state in
+            state.lastPingID += 1
+            return state.lastPingID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Duration, any Error>) in
+                let effects: Effects = state.withLock { state in
+                    if let refusal = refusal(state) { return [{ continuation.resume(throwing: refusal) }] }
+                    var effects: Effects = []
+                    let actions = (try? state.connection.value.ping(Self.payload(ofPing: id))) ?? []
+                    state.pings.append(PingWaiter(id: id, sent: .now, continuation: continuation))
+                    apply(actions, to: &state, effects: &effects)
+                    return effects
+                }
+                effects.forEach { $0() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                state.pings.firstIndex { $0.id == id }.map { state.pings.remove(at: $0) }
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Starts the close handshake and waits for the socket to end.
+    ///
+    /// - Returns: the close the socket ended with, when it ended with a close handshake.
+    /// - Throws: the error that ended it otherwise; ``APIError/Kind/invalidRequest`` for a code
+    ///   that may not be sent.
+    func close(code: WebSocketCloseCode, reason: String) async throws -> WebSocketClose {
+        var failure: APIError?
+        run { (state) throws(APIError) in
+            do throws(APIError) {
+                return try startClose(&state, code: code, reason: reason)
+            } catch {
+                failure = error
+                return []
+            }
+        }
+        if let failure { throw failure }
+        let ending = await ended()
+        if let error = ending.error { throw error }
+        return ending.close
+    }
+
+    private func startClose(_ state: inout State, code: WebSocketCloseCode, reason: String) throws(APIError)
+        -> [WebSocketAction]
+    {
+        guard state.ending == nil else { return [] }
+        let actions = try state.connection.value.close(code: code, reason: reason, timeout: options.closeTimeout)
+        state.isClosing = true
+        return actions
+    }
+
+    /// Waits until the socket is over.
+    func ended() async -> Ending {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isOver = state.withLock { state in
+                guard state.ending != nil else {
+                    state.endingWaiters.append(continuation)
+                    return false
+                }
+                return true
+            }
+            if isOver { continuation.resume() }
+        }
+        return state.withLock { $0.ending! }
+    }
+
+    /// How the socket ended; `nil` while it is open or closing.
+    var ending: Ending? { state.withLock { $0.ending } }
+
+    /// Why nothing may be sent now, `nil` when it may.
+    private func refusal(_ state: State) -> APIError? {
+        if let ending = state.ending {
+            return ending.error
+                ?? APIError(
+                    .invalidRequest, message: "the WebSocket is closed (\(ending.close))", request: request,
+                    response: response)
+        }
+        guard state.connection.value.canSend else {
+            return APIError(
+                .invalidRequest, message: "the WebSocket is closing: nothing may be sent after a close frame",
+                request: request, response: response)
+        }
+        return nil
+    }
+
+    // MARK: The connection's events and actions
+
+    /// Feeds the connection an event under the lock, carries out its actions, then runs the effects.
+    private func run(_ event: (inout State) throws(APIError) -> [WebSocketAction]) {
+        let effects: Effects = state.withLock { state in
+            var effects: Effects = []
+            do throws(APIError) {
+                apply(try event(&state), to: &state, effects: &effects)
+            } catch {
+                // The caller's mistake (a close code that may not be sent): the event did nothing.
+                preconditionFailure("\(error)")
+            }
+            return effects
+        }
+        effects.forEach { $0() }
+    }
+
+    private func apply(
+        _ actions: [WebSocketAction], to state: inout State, effects: inout Effects,
+        completing sent: CheckedContinuation<Void, any Error>? = nil
+    ) {
+        var sent = sent
+        for action in actions {
+            switch action {
+            case .write(let bytes):
+                // The last write of a send completes it (a message is one write).
+                state.outbox.append(.bytes(bytes, done: sent))
+                sent = nil
+                effects += wakeWriter(&state)
+            case .deliver(let message):
+                if let reader = state.reader {
+                    state.reader = nil
+                    effects.append { reader.resume(returning: message) }
+                } else if !state.isClosing || state.inbox.count < options.maximumBufferedMessages {
+                    state.inbox.append(message)
+                }
+            case .receivedPong(let payload):
+                effects += answerPings(upTo: Self.pingID(in: payload), in: &state)
+            case .startTimer(.closeTimeout, let delay):
+                state.closeTimer?.cancel()
+                state.closeTimer = Task { [weak self] in
+                    try? await Task.sleep(for: delay)
+                    guard !Task.isCancelled else { return }
+                    self?.run { state in state.connection.value.timerFired(.closeTimeout) }
+                }
+            case .cancelTimer(.closeTimeout):
+                state.closeTimer?.cancel()
+                state.closeTimer = nil
+            case .closeConnection:
+                queueClose(&state, effects: &effects)
+            case .finish(let ending):
+                finish(Self.ending(ending, request: request, response: response), in: &state, effects: &effects)
+            }
+        }
+        if let sent { effects.append { sent.resume() } }
+    }
+
+    private func queueClose(_ state: inout State, effects: inout Effects) {
+        guard !state.isCloseQueued else { return }
+        state.isCloseQueued = true
+        state.outbox.append(.close)
+        effects += wakeWriter(&state)
+    }
+
+    private func wakeWriter(_ state: inout State) -> Effects {
+        guard let writer = state.writer else { return [] }
+        state.writer = nil
+        return [{ writer.resume() }]
+    }
+
+    /// The socket is over: everyone waiting hears how.
+    private func finish(_ ending: Ending, in state: inout State, effects: inout Effects) {
+        guard state.ending == nil else { return }
+        state.ending = ending
+        queueClose(&state, effects: &effects)
+        if let reader = state.reader {
+            state.reader = nil
+            effects.append { Self.resume(reader, with: ending) }
+        }
+        if let pump = state.pumpWaitingForRoom {
+            state.pumpWaitingForRoom = nil
+            effects.append { pump.resume() }
+        }
+        let waiters = state.endingWaiters
+        state.endingWaiters = []
+        effects += waiters.map { waiter in { waiter.resume() } }
+        let pings = state.pings
+        state.pings = []
+        let error =
+            ending.error
+            ?? APIError(
+                .transport(.connectionLost), message: "the WebSocket closed (\(ending.close)) before the pong came",
+                request: request, response: response)
+        effects += pings.map { ping in { ping.continuation.resume(throwing: error) } }
+        let tasks = [state.closeTimer, state.keepalive].compactMap { $0 }
+        state.closeTimer = nil
+        state.keepalive = nil
+        effects += tasks.map { task in { task.cancel() } }
+    }
+
+    /// Ends the socket at once with `error` (a dead peer, a broken connection): the channel is
+    /// closed without waiting for the writes queued.
+    func fail(_ error: APIError) {
+        let effects: Effects = state.withLock { state in
+            guard state.ending == nil else { return [] }
+            var effects: Effects = []
+            _ = state.connection.value.connectionEnded()
+            finish(Ending(close: WebSocketClose(code: .abnormalClosure), error: error), in: &state, effects: &effects)
+            return effects
+        }
+        channel.close()
+        effects.forEach { $0() }
+    }
+
+    private static func ending(_ ending: WebSocketEnding, request: HTTPRequest?, response: HTTPResponse?) -> Ending {
+        switch ending {
+        case .closed(let frame, _):
+            return Ending(close: WebSocketClose(code: frame.code ?? .noStatusReceived, reason: frame.reason))
+        case .failed(let violation):
+            return Ending(
+                close: WebSocketClose(code: violation.closeCode, reason: violation.reason),
+                error: violation.apiError.attaching(request: request, response: response))
+        case .closeTimedOut:
+            return Ending(
+                close: WebSocketClose(code: .abnormalClosure),
+                error: APIError(
+                    .transport(.timedOut),
+                    message: "the WebSocket peer did not answer the close frame in time; Courier closed the connection "
+                        + "(1006, abnormal closure)", request: request, response: response))
+        case .connectionLost:
+            return Ending(close: WebSocketClose(code: .abnormalClosure), error: lostError(request, response))
+        }
+    }
+
+    static func lostError(_ request: HTTPRequest?, _ response: HTTPResponse?, cause: (any Error)? = nil) -> APIError {
+        APIError(
+            .transport(.connectionLost),
+            message: "the WebSocket connection ended without a close frame (1006, abnormal closure)"
+                + (cause.map { ": \($0)" } ?? ""), request: request, response: response, underlyingError: cause)
+    }
+
+    // MARK: Pings
+
+    private static func payload(ofPing id: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: id >> (56 - 8 * UInt64($0))) }
+    }
+
+    private static func pingID(in payload: [UInt8]) -> UInt64? {
+        guard payload.count == 8 else { return nil }
+        return payload.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// A pong answers its ping and every ping before it (a peer may answer only the latest).
+    private func answerPings(upTo id: UInt64?, in state: inout State) -> Effects {
+        guard let id else { return [] }
+        let now = ContinuousClock.now
+        let answered = state.pings.filter { $0.id <= id }
+        state.pings.removeAll { $0.id <= id }
+        return answered.map { ping in { ping.continuation.resume(returning: now - ping.sent) } }
+    }
+
+    // MARK: Tasks
+
+    /// Reads the channel while the inbox has room, and feeds the connection.
+    private func pump() async {
+        while true {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let waits = state.withLock { state in
+                    guard state.ending == nil, !state.isClosing,
+                        state.inbox.count >= options.maximumBufferedMessages
+                    else { return false }
+                    state.pumpWaitingForRoom = continuation
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
+            if ending != nil { return }
+            let bytes: [UInt8]?
+            do {
+                bytes = try await channel.read()
+            } catch {
+                fail(Self.lostError(request, response, cause: error is CancellationError ? nil : error))
+                return
+            }
+            run { state in
+                guard let bytes else { return state.connection.value.connectionEnded() }
+                return state.connection.value.receive(bytes)
+            }
+        }
+    }
+
+    /// Writes the outbox in order; closes the channel at its end.
+    private func writeLoop() async {
+        while true {
+            let next: Outgoing? = state.withLock { state in
+                state.outbox.isEmpty ? nil : state.outbox.removeFirst()
+            }
+            switch next {
+            case .bytes(let bytes, let done):
+                do {
+                    try await channel.write(bytes)
+                    done?.resume()
+                } catch {
+                    let failure = (error as? APIError) ?? Self.lostError(request, response, cause: error)
+                    done?.resume(throwing: ending?.error ?? failure)
+                    fail(failure)
+                }
+            case .close:
+                channel.close()
+                return
+            case nil:
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let waits = state.withLock { state in
+                        guard state.outbox.isEmpty else { return false }
+                        state.writer = continuation
+                        return true
+                    }
+                    if !waits { continuation.resume() }
+                }
+            }
+        }
+    }
+
+    /// Pings every `interval`; a pong that does not come within the pong timeout ends the socket.
+    private func keepAlive(every interval: Duration) async {
+        let timeout = options.pongTimeout
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            guard !Task.isCancelled, ending == nil else { return }
+            let answered = await withTaskGroup(of: Bool.self) { group in
+                group.addTask { (try? await self.ping()) != nil }
+                group.addTask {
+                    try? await Task.sleep(for: timeout)
+                    return false
+                }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+            guard !answered else { continue }
+            guard !Task.isCancelled, ending == nil else { return }
+            fail(
+                APIError(
+                    .transport(.timedOut),
+                    message: "the WebSocket peer did not answer a keepalive ping within "
+                        + "\(DurationText.seconds(timeout)): the connection is taken for dead", request: request,
+                    response: response))
+        }
+    }
+}
