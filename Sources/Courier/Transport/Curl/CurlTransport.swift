@@ -36,9 +36,9 @@ public final class CurlTransport: HTTPStreamingTransport {
 
     /// The transport's settings.
     public let configuration: Configuration
-    private let loops: CurlLoops?
+    let loops: CurlLoops?
     /// Why the proxy settings cannot be used (checked once, before libcurl sees them), or `nil`.
-    private let configurationProblem: String?
+    let configurationProblem: String?
 
     /// Creates a transport with its own event loop threads and connection caches.
     public init(configuration: Configuration = Configuration()) {
