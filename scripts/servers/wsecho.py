@@ -11,6 +11,7 @@ permessage-deflate is agreed when the client offers it. Paths:
 - /unauthorized: refuses the handshake with `401` and the body "token expired";
 - /silent: accepts the connection and never answers the handshake;
 - /flood: sends 64 KiB binary messages as fast as the client takes them, forever;
+- /bye: closes at once with 1000 "bye" (then TCP, once the client's close frame came back);
 - /flooded: a plain GET answering how many bytes /flood connections have sent so far (text).
 
 Needs `websockets`: when the interpreter running it has none, it runs itself again with the test
@@ -75,6 +76,9 @@ async def handler(connection):
         while True:
             await connection.send(chunk)
             flooded_bytes += len(chunk)
+    if connection.request.path == "/bye":
+        await connection.close(1000, "bye")
+        return
     async for message in connection:
         await connection.send(message)
 

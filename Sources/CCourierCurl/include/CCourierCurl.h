@@ -102,6 +102,8 @@ enum {
 /// bytes then move with `ccurl_easy_send` and `ccurl_easy_recv`.
 enum {
     CCURLOPT_CONNECT_ONLY = 141,
+    /// CONNECT through an HTTP proxy for http:// URLs too (a WebSocket is never forwarded).
+    CCURLOPT_HTTPPROXYTUNNEL = 61,
 };
 
 /// A socket for `ccurl_multi_poll_with` to watch besides the multi handle's own (libcurl's

@@ -41,6 +41,9 @@ extension CurlWebSocket {
             // its own, in a multi handle of its own: nothing else ever reuses, prunes or evicts it.
             set(CCURLOPT_CONNECT_ONLY, 1)
             set(CCURLOPT_FRESH_CONNECT, 1)
+            // Through an HTTP proxy, a tunnel for ws:// too: the proxy must not see (nor forward)
+            // the handshake as a request of its own. SOCKS proxies ignore it.
+            set(CCURLOPT_HTTPPROXYTUNNEL, 1)
             // FORBID_REUSE would close the connection as soon as libcurl is done connecting.
             set(CCURLOPT_FORBID_REUSE, 0)
             if failed {
