@@ -79,6 +79,25 @@ struct CurlWebSocketChannelTests {
         return (response, Peer(connection: try WebSocketConnection(agreement: agreement), channel: channel))
     }
 
+    /// The operation's result, or a failure once `seconds` passed (a hang fails instead of blocking the run).
+    static func bounded<Value: Sendable>(
+        _ seconds: Int = 45, _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        // One value, or none for the timer.
+        try await withThrowingTaskGroup(of: [Value].self) { group in
+            group.addTask { [try await operation()] }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return []
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first.first else {
+                throw CocoaError(.userCancelled, userInfo: [NSLocalizedDescriptionKey: "no outcome in \(seconds) s"])
+            }
+            return value
+        }
+    }
+
     static func certificates() throws -> TestCertificates {
         try #require(TestCertificates.shared, "openssl could not make the test certificates")
     }
@@ -150,8 +169,9 @@ struct CurlWebSocketChannelTests {
     func silentServer() async throws {
         let server = try await Self.server()
         let started = ContinuousClock.now
+        let url = try Self.wsURL(server, path: "/silent")
         let error = await #expect(throws: APIError.self) {
-            try await Self.open(CurlTransport(), Self.wsURL(server, path: "/silent"), timeout: .seconds(1))
+            try await Self.bounded { try await Self.open(CurlTransport(), url, timeout: .seconds(1)).response }
         }
         let elapsed = ContinuousClock.now - started
         #expect(error?.kind == .transport(.deadlineExceeded), "\(String(describing: error))")
@@ -224,6 +244,23 @@ struct CurlWebSocketChannelTests {
         #expect(try await socket.receive() == .text("secret"))
         let error = await #expect(throws: APIError.self) { try await Self.open(CurlTransport(), url) }
         #expect(error?.kind == .transport(.tls), "\(String(describing: error))")
+    }
+
+    @Test("wss with reads smaller than a TLS record: bytes TLS decrypted already are read without a poll")
+    func tlsHeldBytes() async throws {
+        let pki = try Self.certificates()
+        let server = try await Self.server(tls: pki)
+        let transport = CurlTransport(
+            configuration: .init(tls: .init(certificateAuthorities: pki.authority)), webSocketReadSize: 1000)
+        let (_, peer) = try await Self.open(transport, Self.wsURL(server, path: "/echo"))
+        let socket = try #require(peer)
+        let message = WebSocketMessage.binary(Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) }))
+        for _ in 0..<3 {
+            try await socket.send(message)
+            let echoed = try await Self.bounded { try await socket.receive() }
+            #expect(echoed == message)
+        }
+        withExtendedLifetime(transport) {}
     }
 
     @Test("ws and wss through the CONNECT proxy, each in a tunnel of its own")

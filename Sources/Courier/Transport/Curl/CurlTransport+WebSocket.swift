@@ -38,7 +38,8 @@ extension CurlTransport: WebSocketOpeningTransport {
             if !wire.headers.contains(.host) { wire.headers[.host] = "localhost" }
         }
         let bytes = try CurlWebSocket.handshakeBytes(for: wire, wireURL: handshakeURL)
-        let socket = CurlWebSocket(request: request, transfer: transfer, handshakeBytes: bytes)
+        let socket = CurlWebSocket(
+            request: request, transfer: transfer, handshakeBytes: bytes, readSize: webSocketReadSize)
         return try await socket.open(on: loop)
     }
 }

@@ -167,10 +167,10 @@ extension CurlWebSocket {
     /// Receives once into `buffer`: the byte count (0: the peer closed), or `nil` when nothing is there.
     func receive(into buffer: inout [UInt8]) throws -> Int? {
         guard let easy else { return nil }
-        if buffer.count < Self.readSize { buffer = [UInt8](repeating: 0, count: Self.readSize) }
+        if buffer.count < readSize { buffer = [UInt8](repeating: 0, count: readSize) }
         var received = 0
         let code = buffer.withUnsafeMutableBytes { bytes in
-            ccurl_easy_recv(easy, bytes.baseAddress, Self.readSize, &received)
+            ccurl_easy_recv(easy, bytes.baseAddress, readSize, &received)
         }
         if Int(code) == CCURLE_AGAIN { return nil }
         guard code == 0 else { throw ioFailure(code) }

@@ -73,10 +73,11 @@ final class CurlWebSocket: @unchecked Sendable {
     /// The largest response head, and the largest body of a refused handshake.
     static let maximumHeadSize = CurlTransfer.maximumHeadSize
     static let maximumRefusalBody = 1 << 20
-    /// One read's buffer: the most the loop holds for a reader.
-    static let readSize = 1 << 16
+    /// The most one read takes from the connection: the most the loop holds for a reader.
+    let readSize: Int
 
-    init(request: HTTPRequest, transfer: CurlTransfer, handshakeBytes: [UInt8]) {
+    init(request: HTTPRequest, transfer: CurlTransfer, handshakeBytes: [UInt8], readSize: Int) {
+        self.readSize = readSize
         self.request = request
         self.transfer = transfer
         self.handshakeBytes = handshakeBytes
