@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/select.h>
 
 #if __has_include(<curl/curl.h>)
 #include <curl/curl.h>
@@ -135,6 +136,14 @@ CHECK(CCURLE_SSL_CLIENTCERT, CURLE_SSL_CLIENTCERT);
 CHECK(CCURLINFO_HTTP_CONNECTCODE, CURLINFO_HTTP_CONNECTCODE);
 CHECK(CCURLINFO_OS_ERRNO, CURLINFO_OS_ERRNO);
 CHECK(CCURLOPT_UNIX_SOCKET_PATH, CURLOPT_UNIX_SOCKET_PATH);
+CHECK(CCURLOPT_CONNECT_ONLY, CURLOPT_CONNECT_ONLY);
+CHECK(CCURLOPT_HTTPPROXYTUNNEL, CURLOPT_HTTPPROXYTUNNEL);
+CHECK(0x500000 + 44, CURLINFO_ACTIVESOCKET);
+_Static_assert(sizeof(curl_socket_t) == sizeof(int), "curl_socket_t is not an int");
+CHECK(CCURL_WAIT_POLLIN, CURL_WAIT_POLLIN);
+CHECK(CCURL_WAIT_POLLOUT, CURL_WAIT_POLLOUT);
+_Static_assert(sizeof(ccurl_waitfd) == sizeof(struct curl_waitfd), "curl_waitfd layout differs");
+_Static_assert(offsetof(ccurl_waitfd, events) == offsetof(struct curl_waitfd, events), "curl_waitfd layout differs");
 _Static_assert(sizeof(curl_off_t) == sizeof(int64_t), "curl_off_t is not 64 bits");
 #endif
 
@@ -171,6 +180,10 @@ static struct {
     int (*multi_remove_handle)(ccurl_multi *, ccurl_easy *);
     int (*multi_perform)(ccurl_multi *, int *);
     int (*multi_poll)(ccurl_multi *, void *, unsigned int, int, int *);
+    int (*multi_fdset)(ccurl_multi *, fd_set *, fd_set *, fd_set *, int *);
+    int (*multi_timeout)(ccurl_multi *, long *);
+    int (*easy_send)(ccurl_easy *, const void *, size_t, size_t *);
+    int (*easy_recv)(ccurl_easy *, void *, size_t, size_t *);
     int (*multi_wakeup)(ccurl_multi *);
     struct ccurl_message *(*multi_info_read)(ccurl_multi *, int *);
     const char *(*multi_strerror)(int);
@@ -227,6 +240,10 @@ static void load(void) {
     RESOLVE(multi_remove_handle, "curl_multi_remove_handle");
     RESOLVE(multi_perform, "curl_multi_perform");
     RESOLVE(multi_poll, "curl_multi_poll");
+    RESOLVE(multi_fdset, "curl_multi_fdset");
+    RESOLVE(multi_timeout, "curl_multi_timeout");
+    RESOLVE(easy_send, "curl_easy_send");
+    RESOLVE(easy_recv, "curl_easy_recv");
     RESOLVE(multi_wakeup, "curl_multi_wakeup");
     RESOLVE(multi_info_read, "curl_multi_info_read");
     RESOLVE(multi_strerror, "curl_multi_strerror");
@@ -297,6 +314,46 @@ int ccurl_multi_perform(ccurl_multi *multi, int *running) { return curl.multi_pe
 
 int ccurl_multi_poll(ccurl_multi *multi, int timeout_ms, int *descriptors) {
     return curl.multi_poll(multi, NULL, 0, timeout_ms, descriptors);
+}
+
+int ccurl_multi_poll_with(ccurl_multi *multi, ccurl_waitfd *extra, unsigned int count, int timeout_ms,
+                          int *descriptors) {
+    return curl.multi_poll(multi, count > 0 ? extra : NULL, count, timeout_ms, descriptors);
+}
+
+int ccurl_multi_wanted_sockets(ccurl_multi *multi, ccurl_waitfd *sockets, int capacity, long *timeout_ms) {
+    fd_set reading, writing, failing;
+    FD_ZERO(&reading);
+    FD_ZERO(&writing);
+    FD_ZERO(&failing);
+    int highest = -1;
+    if (curl.multi_fdset(multi, &reading, &writing, &failing, &highest) != 0) return -1;
+    if (curl.multi_timeout(multi, timeout_ms) != 0) *timeout_ms = -1;
+    int count = 0;
+    for (int fd = 0; fd <= highest && fd < FD_SETSIZE && count < capacity; fd++) {
+        short events = 0;
+        if (FD_ISSET(fd, &reading)) events |= CCURL_WAIT_POLLIN;
+        if (FD_ISSET(fd, &writing)) events |= CCURL_WAIT_POLLOUT;
+        if (events == 0) continue;
+        sockets[count].fd = fd;
+        sockets[count].events = events;
+        sockets[count].revents = 0;
+        count++;
+    }
+    return count;
+}
+
+int ccurl_easy_send(ccurl_easy *easy, const void *buffer, size_t length, size_t *sent) {
+    return curl.easy_send(easy, buffer, length, sent);
+}
+
+int ccurl_easy_recv(ccurl_easy *easy, void *buffer, size_t length, size_t *received) {
+    return curl.easy_recv(easy, buffer, length, received);
+}
+
+int ccurl_easy_active_socket(ccurl_easy *easy, int *socket) {
+    // CURLINFO_ACTIVESOCKET: CURLINFO_SOCKET + 44; a curl_socket_t, an int on POSIX systems.
+    return curl.easy_getinfo(easy, 0x500000 + 44, socket);
 }
 
 int ccurl_multi_wakeup(ccurl_multi *multi) { return curl.multi_wakeup(multi); }

@@ -98,6 +98,28 @@ enum {
     CCURLOPT_UNIX_SOCKET_PATH = 10231,
 };
 
+/// A connection of its own for a WebSocket: libcurl connects (TCP, proxy, TLS) and stops; the
+/// bytes then move with `ccurl_easy_send` and `ccurl_easy_recv`.
+enum {
+    CCURLOPT_CONNECT_ONLY = 141,
+    /// CONNECT through an HTTP proxy for http:// URLs too (a WebSocket is never forwarded).
+    CCURLOPT_HTTPPROXYTUNNEL = 61,
+};
+
+/// A socket for `ccurl_multi_poll_with` to watch besides the multi handle's own (libcurl's
+/// `struct curl_waitfd`, whose socket is an `int` on POSIX systems).
+typedef struct ccurl_waitfd {
+    int fd;
+    short events;
+    short revents;
+} ccurl_waitfd;
+
+/// The events of a `ccurl_waitfd` (libcurl's CURL_WAIT_POLLIN, CURL_WAIT_POLLOUT).
+enum {
+    CCURL_WAIT_POLLIN = 1,
+    CCURL_WAIT_POLLOUT = 4,
+};
+
 
 enum {
     CCURLMOPT_PIPELINING = 3,
@@ -211,6 +233,23 @@ int ccurl_multi_add_handle(ccurl_multi *multi, ccurl_easy *easy);
 int ccurl_multi_remove_handle(ccurl_multi *multi, ccurl_easy *easy);
 int ccurl_multi_perform(ccurl_multi *multi, int *running);
 int ccurl_multi_poll(ccurl_multi *multi, int timeout_ms, int *descriptors);
+/// `ccurl_multi_poll` that also wakes when one of `extra` (`count` of them) is ready; their
+/// `revents` say which.
+int ccurl_multi_poll_with(ccurl_multi *multi, ccurl_waitfd *extra, unsigned int count, int timeout_ms,
+                          int *descriptors);
+/// The sockets a multi handle waits on and how long it may wait (-1: no timer), for a loop that
+/// sleeps on another multi handle: at most `capacity` sockets written to `sockets`; returns how
+/// many (sockets at or above FD_SETSIZE are left out: the timer still drives them), or -1.
+int ccurl_multi_wanted_sockets(ccurl_multi *multi, ccurl_waitfd *sockets, int capacity, long *timeout_ms);
+
+/// Sends bytes on a connect-only connection: 0 with `sent` set, CCURLE_AGAIN when the socket
+/// would block, another code when the connection failed. On the loop thread only.
+int ccurl_easy_send(ccurl_easy *easy, const void *buffer, size_t length, size_t *sent);
+/// Receives bytes on a connect-only connection: 0 with `received` set (0 bytes: the peer closed),
+/// CCURLE_AGAIN when nothing is there yet, another code when the connection failed.
+int ccurl_easy_recv(ccurl_easy *easy, void *buffer, size_t length, size_t *received);
+/// The socket of a connect-only handle's connection (CURLINFO_ACTIVESOCKET): 0 with `socket` set.
+int ccurl_easy_active_socket(ccurl_easy *easy, int *socket);
 /// Interrupts a `ccurl_multi_poll`; the one call that may come from any thread.
 int ccurl_multi_wakeup(ccurl_multi *multi);
 /// The next finished transfer, copied out of libcurl's message (which the next removal

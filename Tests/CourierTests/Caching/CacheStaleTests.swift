@@ -5,7 +5,7 @@ import Testing
 @testable import Courier
 
 /// A door requests wait at until the test opens it; it counts who arrived and who was cancelled.
-private final class Gate: Sendable {
+private final class StaleGate: Sendable {
     private struct State {
         var isOpen = false
         var waiting: [CheckedContinuation<Void, Never>] = []
@@ -97,7 +97,7 @@ struct CacheStaleTests {
     private let clock = CacheTestClock()
 
     /// A transport answering `v1`, `v2`, … with `headers`; every request after the first waits at `gate`.
-    private func transport(_ headers: HTTPHeaders, gate: Gate? = nil) -> StubTransport {
+    private func transport(_ headers: HTTPHeaders, gate: StaleGate? = nil) -> StubTransport {
         let count = Locked(0)
         return StubTransport().on(.get, "*") { _ in
             let n = count.withLock {
@@ -203,7 +203,7 @@ struct CacheStaleTests {
 
     @Test("a storm of stale hits on one URL starts one background revalidation (item 10)")
     func deduplicated() async throws {
-        let gate = Gate()
+        let gate = StaleGate()
         let transport = transport(Self.swr, gate: gate)
         let (client, middleware) = cachingClient(transport, clock: clock, backgroundLimit: 8)
         _ = try await client.send(.get("a", as: String.self))
@@ -222,13 +222,13 @@ struct CacheStaleTests {
 
     @Test("background revalidations are bounded: beyond the limit a stale hit is served but not refreshed (item 10)")
     func bounded() async throws {
-        let gate = Gate()
+        let gate = StaleGate()
         let transport = transport(Self.swr, gate: gate)
         let (client, middleware) = cachingClient(transport, clock: clock, backgroundLimit: 2)
         // Each URL's first response, fetched without the gate.
         gate.open()
         for index in 0..<10 { _ = try await client.send(.get("a", query: ["n": "\(index)"], as: String.self)) }
-        let closed = Gate()
+        let closed = StaleGate()
         let blocked = StubTransport().on(.get, "*") { _ in
             try await closed.pass()
             return .text("late", headers: Self.swr)
@@ -245,7 +245,7 @@ struct CacheStaleTests {
     }
 
     /// Starts a background revalidation that waits at `gate`, through a client that is released on return.
-    private func startRevalidationThenReleaseClient(gate: Gate) async throws {
+    private func startRevalidationThenReleaseClient(gate: StaleGate) async throws {
         let transport = transport(Self.swr, gate: gate)
         let (client, _) = cachingClient(transport, clock: clock)
         _ = try await client.send(.get("a", as: String.self))
@@ -258,7 +258,7 @@ struct CacheStaleTests {
         "a background revalidation is cancelled when the client holding the middleware is released (item 10)",
         .timeLimit(.minutes(1)))
     func cancelledWithClient() async throws {
-        let gate = Gate()
+        let gate = StaleGate()
         try await startRevalidationThenReleaseClient(gate: gate)
         // Message-based: returns when the transport sees the cancellation (the test's time limit bounds it).
         await gate.waitForCancellation()

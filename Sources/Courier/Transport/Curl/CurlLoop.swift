@@ -38,6 +38,10 @@ final class CurlLoop: @unchecked Sendable {
         case cancel(CurlTransfer)
         case resume(CurlTransfer)
         case resumeUpload(CurlTransfer)
+        /// A WebSocket to connect; its sockets are then looked at on every turn.
+        case openSocket(CurlWebSocket)
+        /// A look at the sockets (a read or write waits, or one closed).
+        case wake
         case shutdown
     }
 
@@ -56,6 +60,10 @@ final class CurlLoop: @unchecked Sendable {
     /// Transfers waiting for a slot, in arrival order and by deadline.
     private var waiting = DeadlineQueue<CurlTransfer>()
     private var pool: [Handle] = []
+    /// Open WebSockets, the sockets to poll besides libcurl's, and the one read buffer they share.
+    private var webSockets: [ObjectIdentifier: CurlWebSocket] = [:]
+    private var pollSockets: [ccurl_waitfd] = []
+    private var readBuffer: [UInt8] = []
     private let limits: Limits
     /// The `CURLOPT_RESOLVE` lines every handle of the loop shares (libcurl reads them at the start
     /// of each transfer), freed after the last handle.
@@ -118,6 +126,22 @@ final class CurlLoop: @unchecked Sendable {
         if !submit(.job(work)) { work() }
     }
 
+    /// Connects the WebSocket on the loop thread; it fails at once when the loop has shut down.
+    func open(_ socket: CurlWebSocket) {
+        if !submit(.openSocket(socket)) {
+            socket.end(Self.shutDownError(socket.request), closing: false)
+        }
+    }
+
+    /// Has the loop look at its WebSockets (a read or write waits, or one closed).
+    func wake() {
+        _ = submit(.wake)
+    }
+
+    private static func shutDownError(_ request: HTTPRequest) -> APIError {
+        APIError(.transport(.other), message: "the transport has shut down", request: request)
+    }
+
     /// Ends the loop: running and waiting transfers are cancelled, handles freed, the thread exits.
     func shutdown() {
         _ = submit(.shutdown)
@@ -156,6 +180,11 @@ final class CurlLoop: @unchecked Sendable {
                 case .cancel(let transfer): forget(transfer)
                 case .resume(let transfer): unpause(transfer)
                 case .resumeUpload(let transfer): unpauseUpload(transfer)
+                case .openSocket(let socket):
+                    if socket.begin(configuration: configuration, resolveList: resolveList) {
+                        webSockets[ObjectIdentifier(socket)] = socket
+                    }
+                case .wake: break
                 case .shutdown:
                     tearDown()
                     return
@@ -163,15 +192,40 @@ final class CurlLoop: @unchecked Sendable {
             }
             ccurl_multi_perform(multi, &stillRunning)
             collectFinished()
-            let wait = expireTransfers()
+            var wait = expireTransfers()
             admitWaiting()
+            if !webSockets.isEmpty { wait = min(wait, serviceWebSockets()) }
             // Sleep only if no command came in meanwhile; from here on a new one wakes the poll.
             let maySleep = inbox.withLock { inbox in
                 inbox.isAsleep = inbox.commands.isEmpty
                 return inbox.isAsleep
             }
-            if maySleep { ccurl_multi_poll(multi, wait, nil) }
+            guard maySleep else { continue }
+            if pollSockets.isEmpty {
+                ccurl_multi_poll(multi, wait, nil)
+            } else {
+                let count = UInt32(pollSockets.count)
+                pollSockets.withUnsafeMutableBufferPointer { sockets in
+                    _ = ccurl_multi_poll_with(multi, sockets.baseAddress, count, wait, nil)
+                }
+            }
         }
+    }
+
+    /// Moves the WebSockets' bytes and fills `pollSockets` with what to wait for; how long the
+    /// loop may sleep (a handshake's deadline, libcurl's timer while one connects).
+    private func serviceWebSockets() -> Int32 {
+        pollSockets.removeAll(keepingCapacity: true)
+        var earliest = Duration.seconds(1)
+        for (key, socket) in webSockets {
+            guard let wait = socket.service(polling: &pollSockets, buffer: &readBuffer) else {
+                webSockets[key] = nil
+                continue
+            }
+            if let wait { earliest = min(earliest, max(wait, .zero)) }
+        }
+        if webSockets.isEmpty { readBuffer = [] }
+        return earliest == .zero ? 0 : Self.milliseconds(earliest)
     }
 
     /// Gives the transfer to libcurl, or queues it when the loop holds its limit already.
@@ -370,9 +424,16 @@ final class CurlLoop: @unchecked Sendable {
             switch command {
             case .start(let transfer): transfer.finish(.failure(CancellationError()))
             case .job(let work): work()
+            case .openSocket(let socket): socket.end(Self.shutDownError(socket.request), closing: false)
             default: break
             }
         }
+        // Before the resolve list goes: the sockets' handles point at it.
+        for socket in webSockets.values {
+            socket.end(Self.shutDownError(socket.request), closing: false)
+            socket.tearDown()
+        }
+        webSockets.removeAll()
         for transfer in waiting.removeAll() { transfer.finish(.failure(CancellationError())) }
         for (easy, entry) in running {
             ccurl_multi_remove_handle(multi, easy)

@@ -36,13 +36,23 @@ public final class CurlTransport: HTTPStreamingTransport {
 
     /// The transport's settings.
     public let configuration: Configuration
-    private let loops: CurlLoops?
+    let loops: CurlLoops?
     /// Why the proxy settings cannot be used (checked once, before libcurl sees them), or `nil`.
-    private let configurationProblem: String?
+    let configurationProblem: String?
+    /// The most a WebSocket's read takes from the connection at once (and the most the loop holds
+    /// for a reader that stopped reading).
+    let webSocketReadSize: Int
 
     /// Creates a transport with its own event loop threads and connection caches.
-    public init(configuration: Configuration = Configuration()) {
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, webSocketReadSize: 1 << 16)
+    }
+
+    /// A transport whose WebSocket reads take at most `webSocketReadSize` bytes: tests make it
+    /// smaller than a TLS record, so that a read leaves decrypted bytes inside TLS.
+    package init(configuration: Configuration = Configuration(), webSocketReadSize: Int) {
         _ = Self.registeredLoopThreadCheck
+        self.webSocketReadSize = max(1, webSocketReadSize)
         self.configuration = configuration
         configurationProblem = CurlProxyCheck.problem(in: configuration)
         loops = Self.isAvailable ? CurlLoops(configuration: configuration) : nil
