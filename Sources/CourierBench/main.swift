@@ -3,7 +3,8 @@
 //   courier-bench --base http://127.0.0.1:PORT [--status http://127.0.0.1:PORT/nginx_status]
 //                 [--quick] [--rounds N] [--output results.json] [--only TEXT] [--implementation TEXT]
 //                 [--ceiling PATH] [--tls-base https://127.0.0.1:PORT --h2-base https://127.0.0.1:PORT
-//                 --ca CA.pem]
+//                 --ca CA.pem] [--ws-base http://127.0.0.1:PORT --http-echo-base http://127.0.0.1:PORT
+//                 [--ws-python PYTHON]]
 //
 // The server serves /small.json (~500 B), /page.json (25 iTunes-style results, ~30 KB) and
 // /1mb.bin. Implementations are interleaved round by round (A B A B …) after a warm-up; the table
@@ -35,6 +36,12 @@ struct Settings {
     var tlsBase: URL?
     var http2Base: URL?
     var authorities: String?
+    /// The WebSocket server (scripts/servers/websocket.py) and the HTTP echo server
+    /// (scripts/servers/httpecho.py): the WebSocket scenarios run when both are given.
+    var webSocketBase: URL?
+    var httpEchoBase: URL?
+    /// A Python with the `websockets` package, to run scripts/bench_ws.py as the outside reference.
+    var webSocketReference: String?
 
     static func parse(_ arguments: [String]) -> Settings? {
         var settings = Settings()
@@ -72,6 +79,15 @@ struct Settings {
                 index += 1
             case "--ca":
                 settings.authorities = value
+                index += 1
+            case "--ws-base":
+                settings.webSocketBase = value.flatMap(URL.init(string:))
+                index += 1
+            case "--http-echo-base":
+                settings.httpEchoBase = value.flatMap(URL.init(string:))
+                index += 1
+            case "--ws-python":
+                settings.webSocketReference = value
                 index += 1
             case "--quick": settings.quick = true
             default: return nil
@@ -196,13 +212,16 @@ struct Implementation {
     }
 
     /// A program of its own that does the whole round and reports its time and CPU.
-    static func program(_ name: String, path: String, url: URL, authorities: String? = nil) -> Implementation {
+    static func program(
+        _ name: String, path: String, url: URL, authorities: String? = nil, leadingArguments: [String] = []
+    ) -> Implementation {
         Implementation(name: name) { count, concurrency, status in
             let connectionsBefore = await acceptedConnections(status)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: path)
             process.arguments =
-                [url.absoluteString, String(count), String(concurrency)] + (authorities.map { [$0] } ?? [])
+                leadingArguments + [url.absoluteString, String(count), String(concurrency)]
+                + (authorities.map { [$0] } ?? [])
             let output = Pipe()
             process.standardOutput = output
             try process.run()
@@ -257,7 +276,7 @@ func median(_ values: [Double]) -> Double {
 guard let settings = Settings.parse(Array(CommandLine.arguments.dropFirst())) else {
     FileHandle.standardError.write(
         Data(
-            "usage: courier-bench --base URL [--status URL] [--quick] [--rounds N] [--output FILE] [--only TEXT] [--implementation TEXT] [--ceiling PATH] [--tls-base URL --h2-base URL --ca FILE]\n"
+            "usage: courier-bench --base URL [--status URL] [--quick] [--rounds N] [--output FILE] [--only TEXT] [--implementation TEXT] [--ceiling PATH] [--tls-base URL --h2-base URL --ca FILE] [--ws-base URL --http-echo-base URL [--ws-python PYTHON]]\n"
                 .utf8))
     exit(64)
 }
@@ -476,8 +495,8 @@ let plainScenarios: [Scenario] = [
     streamScenario("URLSessionTransport", client: courier, rounds: settings.quick ? 1 : 3),
     eventParsingScenario(megabytes: settings.quick ? 4 : 64, rounds: settings.quick ? 1 : 3),
 ]
-/// The plain-HTTP scenarios, then the TLS ones when the TLS servers were given.
-let scenarios = plainScenarios + tlsScenarios(settings, scale: scale)
+/// The plain-HTTP scenarios, then the TLS ones and the WebSocket ones when their servers were given.
+let scenarios = plainScenarios + tlsScenarios(settings, scale: scale) + webSocketScenarios(settings, scale: scale)
 
 @MainActor func runBenchmarks() async throws {
     var rows: [Row] = []

@@ -95,8 +95,9 @@ start_websocket_servers() {
     COURIER_WSS_CA="$workdir/ws-tls/ca.pem"
     url=$(start_server wsraw python3 scripts/servers/wsraw.py --lifetime 1800)
     COURIER_WSRAW_URL="ws://${url#http://}"
+    COURIER_HTTPECHO_URL=$(start_server httpecho python3 scripts/servers/httpecho.py --lifetime 1800)
     COURIER_TEST_VENV=$(cd "$venv" && pwd)
-    export COURIER_WS_URL COURIER_WSS_URL COURIER_WSS_CA COURIER_WSRAW_URL COURIER_TEST_VENV
+    export COURIER_WS_URL COURIER_WSS_URL COURIER_WSS_CA COURIER_WSRAW_URL COURIER_HTTPECHO_URL COURIER_TEST_VENV
 }
 
 # Starts every test server and exports their URLs.
