@@ -23,7 +23,8 @@ struct WebSocketEndToEndTests {
         _ server: URL?, asHTTP: Bool = true, transport: CurlTransport = CurlTransport(),
         middlewares: [any Middleware] = []
     ) throws -> APIClient {
-        var components = try #require(URLComponents(url: try #require(server), resolvingAgainstBaseURL: false))
+        let server = try #require(server)
+        var components = try #require(URLComponents(url: server, resolvingAgainstBaseURL: false))
         if asHTTP { components.scheme = components.scheme == "wss" ? "https" : "http" }
         return APIClient(baseURL: try #require(components.url), transport: transport, middlewares: middlewares)
     }
@@ -31,7 +32,7 @@ struct WebSocketEndToEndTests {
     /// `.socket` for a path with its query written out (`close?code=4000`).
     private func route(_ pathAndQuery: String) throws -> WebSocketRequest {
         let components = try #require(URLComponents(string: "http://x/" + pathAndQuery))
-        return .socket(Path(String(components.path.dropFirst())), query: Query(components.queryItems ?? []))
+        return .socket(Path(stringLiteral: String(components.path.dropFirst())), query: Query(components.queryItems ?? []))
     }
 
     private func text(_ message: WebSocketMessage?) -> String? {
@@ -43,7 +44,7 @@ struct WebSocketEndToEndTests {
 
     @Test("echo: text, binary and typed JSON, with permessage-deflate and without", arguments: ["echo", "echo-plain"])
     func echo(path: String) async throws {
-        let socket = try await client(LocalServers.webSocket).webSocket(.socket(Path(path)))
+        let socket = try await client(LocalServers.webSocket).webSocket(.socket(Path(stringLiteral: path)))
         #expect(socket.isCompressed == (path == "echo"))
         #expect(socket.response.status.code == 101)
 
@@ -58,7 +59,7 @@ struct WebSocketEndToEndTests {
 
         let closure = try await socket.close(reason: "done")
         #expect(closure.code == .normalClosure)
-        #expect(socket.closure?.code == .normalClosure)
+        #expect(socket.closure?.code == WebSocketCloseCode.normalClosure)
     }
 
     @Test("a ws:// base URL opens the same socket")
@@ -240,7 +241,7 @@ struct WebSocketEndToEndTests {
         let before = ProcessMemory.residentBytes() ?? 0
         let error = await #expect(throws: APIError.self) { for try await _ in socket.messages {} }
         #expect(error?.kind == .transport(.webSocketProtocolViolation), "\(String(describing: error))")
-        #expect(socket.closure?.code == .messageTooBig)
+        #expect(socket.closure?.code == WebSocketCloseCode.messageTooBig)
         if let after = ProcessMemory.residentBytes() {
             #expect(after - before < 64 << 20, "RSS grew by \(after - before) bytes")
         }
@@ -251,11 +252,11 @@ struct WebSocketEndToEndTests {
         arguments: ["bad-accept", "missing-upgrade", "unasked-subprotocol", "unasked-extension", "status-200"])
     func badHandshakes(path: String) async throws {
         let error = await #expect(throws: APIError.self) {
-            _ = try await client(LocalServers.rawWebSocket).webSocket(.socket(Path(path)))
+            _ = try await client(LocalServers.rawWebSocket).webSocket(.socket(Path(stringLiteral: path)))
         }
-        let kind = error?.kind
+        let kind = try #require(error?.kind)
         #expect(
-            kind == .transport(.webSocketHandshakeFailed) || kind == .unacceptableStatus(.ok),
+            kind == APIError.Kind.transport(.webSocketHandshakeFailed) || kind == APIError.Kind.unacceptableStatus(.ok),
             "\(String(describing: error))")
     }
 
