@@ -165,3 +165,26 @@ struct WebSocketClientTests {
         #expect(socket.closure?.code == .abnormalClosure)
     }
 }
+
+/// What `finishing(within:_:)` throws when the work did not finish in time.
+struct DidNotFinish: Error, CustomStringConvertible {
+    let limit: Duration
+    var description: String { "did not finish within \(limit)" }
+}
+
+/// Runs `body`, throwing `DidNotFinish` (and cancelling it) instead of hanging the test when it has
+/// not finished within `limit` (generous: a bound for a broken rule, never a timing assertion).
+func finishing<T: Sendable>(
+    within limit: Duration = .seconds(45), _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw DidNotFinish(limit: limit) }
+        return value
+    }
+}

@@ -250,6 +250,9 @@ final class WebSocketEngine: Sendable {
         return state.withLock { $0.ending! }
     }
 
+    /// Whether the caller started closing the socket (``close(code:reason:)``, leaving its loop).
+    var isClosedByCaller: Bool { state.withLock { $0.isClosing } }
+
     /// How the socket ended; `nil` while it is open or closing.
     var ending: Ending? { state.withLock { $0.ending } }
 
