@@ -1,7 +1,8 @@
-@testable import Courier
 import CourierTesting
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// Records the waits of a reconnecting socket instead of sleeping them.
 private final class RecordedWaits: Sendable {

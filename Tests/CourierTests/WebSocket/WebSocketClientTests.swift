@@ -41,7 +41,10 @@ struct WebSocketClientTests {
         }
         #expect(received[0] == .text("héllo"))
         #expect(received[1] == .binary(Data([0, 1, 2, 255])))
-        guard case .text(let json) = received[2] else { Issue.record("JSON not sent as text"); return }
+        guard case .text(let json) = received[2] else {
+            Issue.record("JSON not sent as text")
+            return
+        }
         #expect(try JSONDecoder().decode(Quote.self, from: Data(json.utf8)) == Quote(symbol: "ACME", price: 12.5))
     }
 
@@ -98,7 +101,9 @@ struct WebSocketClientTests {
         let closure = try await socket.close(code: WebSocketCloseCode(4001), reason: "done here")
         #expect(closure.code == WebSocketCloseCode(4001))  // the peer echoes the code
         try await reader.value
-        #expect(stub.webSocketPeers.first?.clientClose == WebSocketClose(code: WebSocketCloseCode(4001), reason: "done here"))
+        #expect(
+            stub.webSocketPeers.first?.clientClose
+                == WebSocketClose(code: WebSocketCloseCode(4001), reason: "done here"))
         let error = await #expect(throws: APIError.self) { try await socket.send(text: "late") }
         #expect(error?.kind == .invalidRequest)
     }

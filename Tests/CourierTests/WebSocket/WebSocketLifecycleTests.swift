@@ -1,7 +1,8 @@
-@testable import Courier
 import CourierTesting
 import Foundation
 import Testing
+
+@testable import Courier
 
 @Suite("WebSocket: leaving, cancelling, one reader, a bounded buffer, keepalive")
 struct WebSocketLifecycleTests {
