@@ -7,7 +7,7 @@ import Foundation
 ///
 /// The writer ends it with ``finish()`` (the reader gets what is queued, then `nil`: a FIN); the
 /// reader with ``abort()`` (what is queued is dropped, a waiting read gets `CancellationError` and
-/// writes fail with ``TransportFailure/connectionLost``: a reset).
+/// writes fail with `TransportFailure.connectionLost`: a reset).
 final class StubByteQueue: Sendable {
     private struct State: Sendable {
         var chunks: [[UInt8]] = []
