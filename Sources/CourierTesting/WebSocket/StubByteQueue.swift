@@ -7,7 +7,7 @@ import Foundation
 ///
 /// The writer ends it with ``finish()`` (the reader gets what is queued, then `nil`: a FIN); the
 /// reader with ``abort()`` (what is queued is dropped, a waiting read gets `CancellationError` and
-/// writes fail with ``TransportFailure/connectionLost``: a reset).
+/// writes fail with `TransportFailure.connectionLost`: a reset).
 final class StubByteQueue: Sendable {
     private struct State: Sendable {
         var chunks: [[UInt8]] = []
@@ -90,7 +90,7 @@ final class StubByteQueue: Sendable {
             return (state.chunks.isEmpty ? state.reader : nil, writers)
         }
         reader?.resume(returning: nil)
-        writers.forEach { $0.continuation.resume(throwing: Self.resetError) }
+        for writer in writers { writer.continuation.resume(throwing: Self.resetError) }
     }
 
     /// The reader is gone: queued bytes are dropped and every waiter fails.
@@ -104,7 +104,7 @@ final class StubByteQueue: Sendable {
             return (state.reader, writers)
         }
         reader?.resume(throwing: CancellationError())
-        writers.forEach { $0.continuation.resume(throwing: Self.resetError) }
+        for writer in writers { writer.continuation.resume(throwing: Self.resetError) }
     }
 
     static let resetError = APIError(

@@ -81,7 +81,7 @@ public final class StubWebSocketPeer: Sendable {
 
     /// Sends a message to the client; waits while the client is not reading (flow control).
     ///
-    /// - Throws: ``APIError`` (``TransportFailure/connectionLost``) once the connection is closed.
+    /// - Throws: `APIError` (`TransportFailure.connectionLost`) once the connection is closed.
     public func send(_ message: WebSocketMessage) async throws {
         switch message {
         case .text(let text):
@@ -93,14 +93,14 @@ public final class StubWebSocketPeer: Sendable {
 
     /// Sends a text message to the client.
     ///
-    /// - Throws: ``APIError`` once the connection is closed.
+    /// - Throws: `APIError` once the connection is closed.
     public func send(text: String) async throws {
         try await send(.text(text))
     }
 
     /// Sends a ping with `payload` (at most 125 bytes); the client answers it with a pong.
     ///
-    /// - Throws: ``APIError`` once the connection is closed.
+    /// - Throws: `APIError` once the connection is closed.
     public func ping(_ payload: [UInt8] = []) async throws {
         try await outgoing.write(encoder.controlFrame(.ping, payload: Array(payload.prefix(125))))
     }
@@ -108,7 +108,7 @@ public final class StubWebSocketPeer: Sendable {
     /// Sends bytes as they are, without framing: to play a server that breaks the protocol (a
     /// masked frame, a reserved bit, text that is not UTF-8).
     ///
-    /// - Throws: ``APIError`` once the connection is closed.
+    /// - Throws: `APIError` once the connection is closed.
     public func send(rawBytes: [UInt8]) async throws {
         try await outgoing.write(rawBytes)
     }
@@ -116,7 +116,7 @@ public final class StubWebSocketPeer: Sendable {
     /// Starts the close handshake: sends a close frame with `code` and `reason`; the client's
     /// answer ends ``messages`` and the connection.
     ///
-    /// - Throws: ``APIError`` once the connection is closed.
+    /// - Throws: `APIError` once the connection is closed.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async throws {
         let first = state.withLock { state in
             defer { state.hasSentClose = true }

@@ -41,7 +41,10 @@ struct WebSocketClientTests {
         }
         #expect(received[0] == .text("héllo"))
         #expect(received[1] == .binary(Data([0, 1, 2, 255])))
-        guard case .text(let json) = received[2] else { Issue.record("JSON not sent as text"); return }
+        guard case .text(let json) = received[2] else {
+            Issue.record("JSON not sent as text")
+            return
+        }
         #expect(try JSONDecoder().decode(Quote.self, from: Data(json.utf8)) == Quote(symbol: "ACME", price: 12.5))
     }
 
@@ -98,7 +101,9 @@ struct WebSocketClientTests {
         let closure = try await socket.close(code: WebSocketCloseCode(4001), reason: "done here")
         #expect(closure.code == WebSocketCloseCode(4001))  // the peer echoes the code
         try await reader.value
-        #expect(stub.webSocketPeers.first?.clientClose == WebSocketClose(code: WebSocketCloseCode(4001), reason: "done here"))
+        #expect(
+            stub.webSocketPeers.first?.clientClose
+                == WebSocketClose(code: WebSocketCloseCode(4001), reason: "done here"))
         let error = await #expect(throws: APIError.self) { try await socket.send(text: "late") }
         #expect(error?.kind == .invalidRequest)
     }
@@ -163,5 +168,28 @@ struct WebSocketClientTests {
         #expect(error?.kind == .transport(.timedOut))
         #expect(stub.webSocketPeers.first?.clientClose == WebSocketClose(code: .normalClosure))
         #expect(socket.closure?.code == .abnormalClosure)
+    }
+}
+
+/// What `finishing(within:_:)` throws when the work did not finish in time.
+struct DidNotFinish: Error, CustomStringConvertible {
+    let limit: Duration
+    var description: String { "did not finish within \(limit)" }
+}
+
+/// Runs `body`, throwing `DidNotFinish` (and cancelling it) instead of hanging the test when it has
+/// not finished within `limit` (generous: a bound for a broken rule, never a timing assertion).
+func finishing<T: Sendable>(
+    within limit: Duration = .seconds(45), _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw DidNotFinish(limit: limit) }
+        return value
     }
 }

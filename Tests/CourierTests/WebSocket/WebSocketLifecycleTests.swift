@@ -1,7 +1,8 @@
-@testable import Courier
 import CourierTesting
 import Foundation
 import Testing
+
+@testable import Courier
 
 @Suite("WebSocket: leaving, cancelling, one reader, a bounded buffer, keepalive")
 struct WebSocketLifecycleTests {
@@ -19,7 +20,7 @@ struct WebSocketLifecycleTests {
         }
         #expect(try await eventually { stub.webSocketPeers.first?.clientClose != nil })
         #expect(stub.webSocketPeers.first?.clientClose?.code == .goingAway)
-        #expect(try await socket.ended().code == .goingAway)
+        #expect(try await finishing { try await socket.ended() }.code == .goingAway)
     }
 
     @Test("cancelling the reading task ends its loop with CancellationError and closes with 1001")
@@ -44,8 +45,13 @@ struct WebSocketLifecycleTests {
         let (client, _) = socketClient(conversation: echo)
         let socket = try await client.webSocket(.socket("chat"))
         var first = socket.messages.makeAsyncIterator()
-        var second = socket.messages.makeAsyncIterator()
-        let error = await #expect(throws: APIError.self) { try await second.next() }
+        let second = socket.messages.makeAsyncIterator()
+        let error = await #expect(throws: APIError.self) {
+            try await finishing {
+                var second = second
+                return try await second.next()
+            }
+        }
         #expect(error?.kind == .invalidRequest)
         #expect(error?.message.contains("one reader at a time") == true)
         try await socket.send(text: "still mine")
@@ -83,7 +89,7 @@ struct WebSocketLifecycleTests {
         let socket = try await client.webSocket(
             .socket("chat"), options: .init(pingInterval: .milliseconds(20), pongTimeout: .milliseconds(200)))
         let error = await #expect(throws: APIError.self) {
-            for try await _ in socket.messages {}
+            try await finishing { for try await _ in socket.messages {} }
         }
         #expect(error?.kind == .transport(.timedOut))
         #expect(error?.message.contains("keepalive") == true)

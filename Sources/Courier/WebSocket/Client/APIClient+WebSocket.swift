@@ -29,7 +29,8 @@ extension APIClient {
         let handshake: WebSocketHandshake
         do {
             handshake = try WebSocketHandshake(
-                subprotocols: route.subprotocols, compression: route.offersCompression ? PerMessageDeflate.Offer() : nil)
+                subprotocols: route.subprotocols, compression: route.offersCompression ? PerMessageDeflate.Offer() : nil
+            )
         } catch {
             throw APIError(
                 .invalidRequest, message: "the WebSocket cannot be opened: \(error.reason)",

@@ -25,7 +25,7 @@ extension WebSocket {
         let socket: WebSocket
 
         /// Reads messages; leaving the loop closes the socket.
-        public struct AsyncIterator: AsyncIteratorProtocol {
+        public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
             /// The hold of the socket's one reading iterator; `nil` for any other.
             let reader: WebSocketReadingLoop?
 

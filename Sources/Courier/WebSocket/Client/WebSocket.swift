@@ -69,14 +69,14 @@ public final class WebSocket: Sendable {
 
     /// Sends a text message.
     ///
-    /// - Throws: ``APIError`` as ``send(_:)`` does.
+    /// - Throws: ``APIError`` as `send(_:)` does.
     public func send(text: String) async throws {
         try await engine.send(.text(text))
     }
 
     /// Sends a binary message.
     ///
-    /// - Throws: ``APIError`` as ``send(_:)`` does.
+    /// - Throws: ``APIError`` as `send(_:)` does.
     public func send(_ data: Data) async throws {
         try await engine.send(.binary(data))
     }
@@ -84,7 +84,7 @@ public final class WebSocket: Sendable {
     /// Sends `value` as JSON, encoded with the client's encoder, in a text message.
     ///
     /// - Throws: ``APIError/Kind/invalidRequest`` when `value` cannot be encoded; ``APIError``
-    ///   as ``send(_:)`` does.
+    ///   as `send(_:)` does.
     public func send(json value: some Encodable) async throws {
         let data: Data
         do {

@@ -102,7 +102,8 @@ final class WebSocketEngine: Sendable {
     func next() async throws -> WebSocketMessage? {
         try Task.checkCancellation()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<WebSocketMessage?, any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<WebSocketMessage?, any Error>) in
                 let effects: Effects = state.withLock { state in
                     if !state.inbox.isEmpty {
                         let message = state.inbox.removeFirst()
@@ -114,7 +115,7 @@ final class WebSocketEngine: Sendable {
                     state.reader = continuation
                     return []
                 }
-                effects.forEach { $0() }
+                for effect in effects { effect() }
             }
         } onCancel: {
             self.readerCancelled()
@@ -175,7 +176,7 @@ final class WebSocketEngine: Sendable {
                 apply(actions, to: &state, effects: &effects, completing: continuation)
                 return effects
             }
-            effects.forEach { $0() }
+            for effect in effects { effect() }
         }
     }
 
@@ -195,7 +196,7 @@ final class WebSocketEngine: Sendable {
                     apply(actions, to: &state, effects: &effects)
                     return effects
                 }
-                effects.forEach { $0() }
+                for effect in effects { effect() }
             }
         } onCancel: {
             let waiter = state.withLock { state in
@@ -250,6 +251,9 @@ final class WebSocketEngine: Sendable {
         return state.withLock { $0.ending! }
     }
 
+    /// Whether the caller started closing the socket (``close(code:reason:)``, leaving its loop).
+    var isClosedByCaller: Bool { state.withLock { $0.isClosing } }
+
     /// How the socket ended; `nil` while it is open or closing.
     var ending: Ending? { state.withLock { $0.ending } }
 
@@ -283,7 +287,7 @@ final class WebSocketEngine: Sendable {
             }
             return effects
         }
-        effects.forEach { $0() }
+        for effect in effects { effect() }
     }
 
     private func apply(
@@ -380,7 +384,7 @@ final class WebSocketEngine: Sendable {
             return effects
         }
         channel.close()
-        effects.forEach { $0() }
+        for effect in effects { effect() }
     }
 
     private static func ending(_ ending: WebSocketEnding, request: HTTPRequest?, response: HTTPResponse?) -> Ending {

@@ -17,7 +17,7 @@ import Foundation
 /// passes the client's middlewares like any call (authentication and its refresh on a `401`,
 /// cookies, logging). ``Route/timeout`` bounds the handshake only, up to the server's `101`; the
 /// retry middleware may send the handshake again after a failure it retries, never once the
-/// socket is open. Use ``socket(_:query:headers:subprotocols:)`` for a socket described inline.
+/// socket is open. Use ``socket(_:query:headers:subprotocols:offersCompression:)`` for a socket described inline.
 public protocol WebSocketRoute: Route {
     /// The subprotocols offered in `Sec-WebSocket-Protocol`, in order of preference; the server
     /// picks one or none (``WebSocket/subprotocol``). Empty by default.
