@@ -24,7 +24,8 @@ func webSocketScenarios(_ settings: Settings, scale: Int) -> [Scenario] {
             Implementation(name: "WebSocket, CurlTransport") { count, _, _ in
                 let socket = try await sockets.webSocket(.socket("echo-plain"))
                 defer { Task { try? await socket.close() } }
-                let message: WebSocketMessage = payload.count < 1_024
+                let message: WebSocketMessage =
+                    payload.count < 1_024
                     ? .text(String(decoding: payload, as: UTF8.self)) : .binary(payload)
                 let reader = MessageReader(socket.messages.makeAsyncIterator())
                 return try await measureRuns(count: count) {

@@ -219,16 +219,29 @@ struct CurlWebSocketChannelTests {
         withExtendedLifetime(transport) {}
     }
 
-    @Test("a transport that shuts down closes its channels")
-    func transportShutdown() async throws {
+    @Test("an open socket keeps its transport; once the socket is gone, the transport goes (no cycle)")
+    func socketKeepsTransport() async throws {
         let server = try await Self.server()
-        var transport: CurlTransport? = CurlTransport()
-        let (_, peer) = try await Self.open(try #require(transport), Self.wsURL(server, path: "/echo"))
-        let channel = try #require(peer).channel
-        let reader = Task { try await channel.read() }
-        try await Task.sleep(for: .milliseconds(200))
-        transport = nil
-        await #expect(throws: APIError.self) { try await reader.value }
+        weak var released: CurlTransport?
+        try await {
+            let socket = try await {
+                let transport = CurlTransport()
+                released = transport
+                return try #require(try await Self.open(transport, Self.wsURL(server, path: "/echo")).peer)
+            }()
+            for round in 1...3 {
+                try await socket.send(.text("round \(round)"))
+                #expect(try await socket.receive() == .text("round \(round)"))
+            }
+            #expect(released != nil)
+            try await socket.close()
+        }()
+        var gone = false
+        for _ in 0..<200 where !gone {
+            gone = released == nil
+            if !gone { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(gone, "the transport outlived its socket by 10 s")
     }
 
     @Test("wss with the test CA; without it the handshake is a TLS failure")

@@ -32,7 +32,8 @@ struct WebSocketEndToEndTests {
     /// `.socket` for a path with its query written out (`close?code=4000`).
     private func route(_ pathAndQuery: String) throws -> WebSocketRequest {
         let components = try #require(URLComponents(string: "http://x/" + pathAndQuery))
-        return .socket(Path(stringLiteral: String(components.path.dropFirst())), query: Query(components.queryItems ?? []))
+        return .socket(
+            Path(stringLiteral: String(components.path.dropFirst())), query: Query(components.queryItems ?? []))
     }
 
     private func text(_ message: WebSocketMessage?) -> String? {
@@ -69,6 +70,19 @@ struct WebSocketEndToEndTests {
         var iterator = socket.messages.makeAsyncIterator()
         #expect(text(try await iterator.next()) == "over ws://")
         try await socket.close()
+    }
+
+    @Test("an open socket keeps its transport: dropping the client and transport does not end it")
+    func socketOutlivesClient() async throws {
+        let socket = try await {
+            try await client(LocalServers.webSocket, transport: CurlTransport()).webSocket(.socket("echo"))
+        }()
+        var iterator = socket.messages.makeAsyncIterator()
+        for round in 1...3 {
+            try await socket.send(text: "round \(round)")
+            #expect(text(try await iterator.next()) == "round \(round)")
+        }
+        #expect(try await socket.close().code == .normalClosure)
     }
 
     @Test("the typed view decodes each message")
@@ -203,13 +217,15 @@ struct WebSocketEndToEndTests {
         let key = UUID().uuidString
         let client = try client(LocalServers.webSocket)
         let socket = try await client.webSocket(
-            .socket("flood", query: ["key": key, "count": "100000"]), options: WebSocketOptions(maximumBufferedMessages: 2))
+            .socket("flood", query: ["key": key, "count": "100000"]),
+            options: WebSocketOptions(maximumBufferedMessages: 2))
         var iterator = socket.messages.makeAsyncIterator()
         _ = try await iterator.next()
         try await Task.sleep(for: .seconds(2))
         let stats = try await client.send(.get("flood-stats", query: ["key": key], as: Data.self))
-        let sent = try #require(
-            try JSONSerialization.jsonObject(with: stats) as? [String: Any])["sent"] as? Int
+        let sent =
+            try #require(
+                try JSONSerialization.jsonObject(with: stats) as? [String: Any])["sent"] as? Int
         // 64 KiB messages: what the kernel's buffers hold on both sides plus Courier's few. A socket
         // that kept reading would have taken thousands by now.
         #expect(try #require(sent) < 400, "the server handed \(sent ?? -1) messages to a socket nobody read")

@@ -57,7 +57,8 @@ public struct APIClient: HTTPClient {
     /// Creates a client.
     ///
     /// - Parameters:
-    ///   - baseURL: The absolute http(s) URL that route paths are appended to.
+    ///   - baseURL: The absolute http(s) URL that route paths are appended to (`ws` and `wss` are
+    ///     read as `http` and `https`, so one base URL serves a service's calls and sockets).
     ///   - transport: What performs each exchange; a new ``defaultTransport()`` by default
     ///     (``CurlTransport`` on Linux, ``URLSessionTransport`` on Apple platforms).
     ///   - middlewares: Applied in this order to requests, and in reverse to responses.

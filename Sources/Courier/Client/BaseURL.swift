@@ -6,7 +6,8 @@ struct BaseURL: Sendable {
     /// The URL as given.
     let url: URL
     /// `scheme://authority`, percent-encoded; `nil` when the URL is not an absolute http(s) URL
-    /// with a host (or an `http+unix` URL with a socket path).
+    /// with a host (or an `http+unix` URL with a socket path). A `ws` or `wss` base is read as
+    /// `http` or `https`.
     private let origin: String?
     /// The percent-encoded path without trailing slashes (possibly empty).
     private let path: String
@@ -16,14 +17,21 @@ struct BaseURL: Sendable {
     init(_ url: URL) {
         self.url = url
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-            let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https" || UnixSocketURL.isSocketScheme(scheme),
+            var scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https" || scheme == "ws" || scheme == "wss"
+                || UnixSocketURL.isSocketScheme(scheme),
             let host = components.host, !host.isEmpty
         else {
             origin = nil
             path = ""
             query = nil
             return
+        }
+        // RFC 6455 §3: ws and wss are http and https with another name; every call (a socket's
+        // handshake included) goes out as the latter, so origins, cookies and credentials match.
+        if scheme == "ws" || scheme == "wss" {
+            scheme = scheme == "ws" ? "http" : "https"
+            components.scheme = scheme
         }
         var path = components.percentEncodedPath
         while path.hasSuffix("/") { path.removeLast() }

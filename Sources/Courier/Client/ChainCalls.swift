@@ -20,7 +20,9 @@ enum TransportCall {
                 request: request)
         }
         do {
-            if let upgrade = CallContext.current.upgrade { return try await open(request, into: upgrade, on: transport) }
+            if let upgrade = CallContext.current.upgrade {
+                return try await open(request, into: upgrade, on: transport)
+            }
             guard let consumer = CallContext.current.consumer else { return try await transport.send(request) }
             if let streaming = transport as? any HTTPStreamingTransport {
                 var response = try await streaming.send(request, streamingBodyTo: consumer)

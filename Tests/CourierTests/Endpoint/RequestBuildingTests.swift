@@ -130,6 +130,16 @@ struct RequestBuildingTests {
     }
 
     @Test(
+        "a ws or wss base URL is read as http or https (RFC 6455 §3), for calls as for sockets",
+        arguments: [
+            ("ws://chat.example.com:8080/v1", "http://chat.example.com:8080/v1/rooms"),
+            ("WSS://chat.example.com/v1/", "https://chat.example.com/v1/rooms"),
+        ])
+    func webSocketBaseURL(base: String, built: String) async throws {
+        #expect(try await url(base: base, path: "rooms") == built)
+    }
+
+    @Test(
         "base URLs that are not absolute http(s) URLs are refused",
         arguments: ["file:///etc", "ftp://host/x", "/relative"])
     func badBaseURL(base: String) async throws {

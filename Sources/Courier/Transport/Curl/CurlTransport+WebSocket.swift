@@ -39,7 +39,7 @@ extension CurlTransport: WebSocketOpeningTransport {
         }
         let bytes = try CurlWebSocket.handshakeBytes(for: wire, wireURL: handshakeURL)
         let socket = CurlWebSocket(
-            request: request, transfer: transfer, handshakeBytes: bytes, readSize: webSocketReadSize)
+            request: request, transfer: transfer, handshakeBytes: bytes, readSize: webSocketReadSize, owner: self)
         return try await socket.open(on: loop)
     }
 }

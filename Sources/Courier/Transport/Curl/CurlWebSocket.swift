@@ -45,6 +45,11 @@ final class CurlWebSocket: @unchecked Sendable {
     let request: HTTPRequest
     /// The handshake's bytes: request line, Host, the request's headers.
     let handshakeBytes: [UInt8]
+    /// The transport that opened the socket: an open socket keeps it (and so its loop threads)
+    /// alive, as a request in flight does, after the caller dropped its client and transport. The
+    /// loop lets the socket go once it is closed; the transport's `deinit` then only queues the
+    /// loops' shutdown, so it may run on a loop thread.
+    let owner: CurlTransport
     weak var loop: CurlLoop?
 
     // MARK: Loop thread
@@ -76,8 +81,9 @@ final class CurlWebSocket: @unchecked Sendable {
     /// The most one read takes from the connection: the most the loop holds for a reader.
     let readSize: Int
 
-    init(request: HTTPRequest, transfer: CurlTransfer, handshakeBytes: [UInt8], readSize: Int) {
+    init(request: HTTPRequest, transfer: CurlTransfer, handshakeBytes: [UInt8], readSize: Int, owner: CurlTransport) {
         self.readSize = readSize
+        self.owner = owner
         self.request = request
         self.transfer = transfer
         self.handshakeBytes = handshakeBytes

@@ -48,5 +48,7 @@ package protocol WebSocketOpeningTransport: HTTPTransport {
     ///   and no channel; the connection is closed or released.
     /// - Throws: ``APIError`` as ``HTTPTransport/send(_:)`` does (cannot connect, TLS, proxy,
     ///   timeout: the request's ``HTTPRequest/timeout`` bounds the time until the head arrived).
-    func openWebSocket(_ request: HTTPRequest) async throws -> (response: HTTPResponse, channel: (any WebSocketChannel)?)
+    func openWebSocket(_ request: HTTPRequest) async throws -> (
+        response: HTTPResponse, channel: (any WebSocketChannel)?
+    )
 }
