@@ -111,6 +111,9 @@ def main():
     parser.add_argument("concurrency", type=int, nargs="?", default=1)
     arguments = parser.parse_args()
     url = arguments.url.rstrip("/")
+    # courier-bench passes the server's base as http(s), as Courier's clients take it.
+    if url.startswith("http://") or url.startswith("https://"):
+        url = "ws" + url[len("http"):]
     if arguments.program:
         if arguments.count is None or arguments.concurrency != 1:
             sys.exit("bench_ws.py --program SCENARIO URL COUNT [1]: one operation at a time")
