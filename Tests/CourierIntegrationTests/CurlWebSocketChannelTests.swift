@@ -302,7 +302,7 @@ struct CurlWebSocketChannelTests {
         #expect(counts.tunnels == 2)
     }
 
-    @Test("a reader that stops reading stops the socket: the server backs up, memory stays flat, HTTP still flows")
+    @Test("a reader that stops reading stops the socket: the server backs up, HTTP still flows")
     func flowControl() async throws {
         let server = try await Self.server()
         let transport = CurlTransport(configuration: .init(loops: 1))
@@ -310,8 +310,8 @@ struct CurlWebSocketChannelTests {
         let socket = try #require(peer)
         // Some flow first: the flood is moving.
         for _ in 0..<16 { _ = try await socket.receive() }
-        let before = ProcessMemory.residentBytes() ?? 0
-        // Then nothing is read; the same transport (one loop) answers HTTP meanwhile.
+        // Then nothing is read; the same transport (one loop) answers HTTP meanwhile. (The resident
+        // size is measured in WebSocketMemoryTests, which runs alone.)
         func flooded() async throws -> Int {
             let response = try await transport.send(HTTPRequest(url: server.url.appending(path: "flooded")))
             return Int(String(decoding: response.body, as: UTF8.self)) ?? -1
@@ -320,10 +320,8 @@ struct CurlWebSocketChannelTests {
         let first = try await flooded()
         try await Task.sleep(for: .seconds(2))
         let second = try await flooded()
-        let after = ProcessMemory.residentBytes() ?? 0
         #expect(second - first < 4 << 20, "the server went on sending: \(first) then \(second) bytes")
         #expect(second < 64 << 20, "\(second) bytes sent to a reader that stopped")
-        #expect(after - before < 32 << 20, "resident memory grew by \(after - before) bytes")
         // And reading again takes up the flow.
         for _ in 0..<16 { _ = try await socket.receive() }
         socket.channel.close()

@@ -1,0 +1,52 @@
+import Courier
+import Foundation
+import Testing
+
+/// The WebSocket memory bounds, measured as the process's resident size: run alone with the large
+/// uploads and downloads (`scripts/test`'s serial pass), since the parallel pass beside them would be
+/// measured too.
+@Suite(
+    "WebSocket memory bounds",
+    .enabled(
+        if: ProcessMemory.isAvailable && LocalServers.webSocket != nil && LocalServers.rawWebSocket != nil,
+        "start the tests with scripts/test"),
+    .timeLimit(.minutes(2))
+)
+struct WebSocketMemoryTests {
+    private func client(_ server: URL?) throws -> APIClient {
+        APIClient(baseURL: try #require(server), transport: CurlTransport())
+    }
+
+    @Test("a deflate bomb stops at the message limit: the process grows by far less than the bomb")
+    func deflateBomb() async throws {
+        let client = try client(LocalServers.rawWebSocket)
+        let before = try #require(ProcessMemory.residentBytes())
+        ProcessMemory.resetPeak()
+        for _ in 0..<3 {
+            let socket = try await client.webSocket(
+                .socket("deflate-bomb"), options: WebSocketOptions(maximumMessageSize: 1 << 20))
+            let error = await #expect(throws: APIError.self) { for try await _ in socket.messages {} }
+            #expect(error?.kind == .transport(.webSocketProtocolViolation), "\(String(describing: error))")
+            #expect(socket.closure?.code == WebSocketCloseCode.messageTooBig)
+        }
+        let peak = try #require(ProcessMemory.peakBytes())
+        #expect(peak - before < 32 << 20, "the peak resident size grew by \(peak - before) bytes")
+    }
+
+    @Test("a flood nobody reads: resident memory stays flat while the server backs up")
+    func flood() async throws {
+        let client = try client(LocalServers.webSocket)
+        let socket = try await client.webSocket(
+            .socket("flood", query: ["key": UUID().uuidString, "count": "100000"]),
+            options: WebSocketOptions(maximumBufferedMessages: 2))
+        var iterator = socket.messages.makeAsyncIterator()
+        for _ in 0..<8 { _ = try await iterator.next() }
+        let before = try #require(ProcessMemory.residentBytes())
+        ProcessMemory.resetPeak()
+        try await Task.sleep(for: .seconds(3))
+        let peak = try #require(ProcessMemory.peakBytes())
+        #expect(peak - before < 16 << 20, "the peak resident size grew by \(peak - before) bytes")
+        for _ in 0..<8 { _ = try await iterator.next() }
+        try await socket.close()
+    }
+}
