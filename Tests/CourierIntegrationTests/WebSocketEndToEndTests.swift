@@ -218,7 +218,7 @@ struct WebSocketEndToEndTests {
         let client = try client(LocalServers.webSocket)
         let socket = try await client.webSocket(
             .socket("flood", query: ["key": key, "count": "100000"]),
-            options: WebSocketOptions(maximumBufferedMessages: 2))
+            options: WebSocketOptions(maximumBufferedMessages: 2, closeTimeout: .seconds(30)))
         var iterator = socket.messages.makeAsyncIterator()
         _ = try await iterator.next()
         try await Task.sleep(for: .seconds(2))
@@ -230,6 +230,9 @@ struct WebSocketEndToEndTests {
         // that kept reading would have taken thousands by now.
         #expect(try #require(sent) < 400, "the server handed \(sent ?? -1) messages to a socket nobody read")
         for _ in 0..<20 { _ = try await iterator.next() }
+        // The inbox fills again and the pump waits for room: closing must set it reading (the
+        // peer's close frame is behind the flood), not leave it parked until the close timeout.
+        try await Task.sleep(for: .seconds(1))
         try await socket.close()
     }
 
@@ -295,5 +298,78 @@ struct WebSocketEndToEndTests {
             options: WebSocketOptions(pingInterval: .milliseconds(300), pongTimeout: .milliseconds(500)))
         let error = await #expect(throws: APIError.self) { for try await _ in socket.messages {} }
         #expect(error?.kind == .transport(.timedOut), "\(String(describing: error))")
+    }
+
+    // MARK: Hostile peers (the review of issue 27)
+
+    @Test("an endless stream of 100 Continue heads fails the handshake at the 17th, not at the deadline")
+    func interimFlood() async throws {
+        let client = try client(LocalServers.rawWebSocket)
+        let error = await #expect(throws: APIError.self) {
+            _ = try await client.webSocket(
+                WebSocketRequest(path: "interim-flood", query: ["seconds": "100"], timeout: .seconds(60)))
+        }
+        #expect(error?.kind == .transport(.badResponse), "\(String(describing: error))")
+        #expect(error?.message.contains("interim") == true, "\(String(describing: error))")
+        // The loop that read them is free: the next socket on the same transport opens.
+        let socket = try await client.webSocket(.socket("echo"))
+        try await socket.send(text: "after the flood")
+        var iterator = socket.messages.makeAsyncIterator()
+        #expect(text(try await iterator.next()) == "after the flood")
+        try await socket.close()
+    }
+
+    @Test("a refused handshake's body of 500,000 one-byte chunks is read whole (3.5 MB on the wire, once)")
+    func chunkedRefusal() async throws {
+        let error = await #expect(throws: APIError.self) {
+            _ = try await client(LocalServers.rawWebSocket).webSocket(
+                WebSocketRequest(path: "chunked-refusal", query: ["n": "500000"], timeout: .seconds(60)))
+        }
+        #expect(error?.kind == .unacceptableStatus(.serviceUnavailable), "\(String(describing: error))")
+        #expect(error?.response?.body == Data(repeating: UInt8(ascii: "a"), count: 500_000))
+    }
+
+    @Test("keepalive during a slow close: close() waits for the peer's close frame, not failing on a ping")
+    func keepaliveDuringClose() async throws {
+        let socket = try await client(LocalServers.rawWebSocket).webSocket(
+            .socket("slow-close", query: ["delay": "1.5"]),
+            options: WebSocketOptions(
+                closeTimeout: .seconds(45), pingInterval: .milliseconds(100), pongTimeout: .seconds(45)))
+        try await Task.sleep(for: .milliseconds(300))
+        let closure = try await socket.close(reason: "bye")
+        #expect(closure.code == .normalClosure)
+    }
+
+    @Test("a peer that never reads: a cancelled send returns at once, and close() lets the connection go")
+    func peerThatNeverReads() async throws {
+        let socket = try await client(LocalServers.rawWebSocket).webSocket(
+            .socket("no-read", query: ["seconds": "100"]), options: WebSocketOptions(closeTimeout: .seconds(1)))
+        // 32 MiB: more than the kernel's buffers on both sides hold, so the send waits for the peer.
+        let big = Data(count: 32 << 20)
+        let stuck = Task { try await socket.send(big) }
+        try await Task.sleep(for: .seconds(1))
+        stuck.cancel()
+        let result = await stuck.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        // A second send waits behind the first's bytes; close() ends the connection after the
+        // close timeout, and the waiting send with it (not when the peer gives up, 100 s later).
+        let waiting = Task { try await socket.send(big) }
+        // Time for it to queue behind the first (were it late, close() would refuse it at once).
+        try await Task.sleep(for: .milliseconds(500))
+        let error = await #expect(throws: APIError.self) { try await socket.close() }
+        #expect(error?.kind == .transport(.timedOut), "\(String(describing: error))")
+        let ended = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                _ = await waiting.result
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(45))
+                return false
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? false
+        }
+        #expect(ended, "a send still waited 45 s after close() gave up")
     }
 }

@@ -49,4 +49,18 @@ struct WebSocketMemoryTests {
         for _ in 0..<8 { _ = try await iterator.next() }
         try await socket.close()
     }
+
+    @Test("a peer that floods pings and never reads: one pong waits, memory stays flat")
+    func pingFlood() async throws {
+        let client = try client(LocalServers.rawWebSocket)
+        let socket = try await client.webSocket(.socket("ping-flood", query: ["seconds": "4"]))
+        let reader = Task { for try await _ in socket.messages {} }
+        try await Task.sleep(for: .milliseconds(500))
+        let before = try #require(ProcessMemory.residentBytes())
+        ProcessMemory.resetPeak()
+        // The flood ends with the server closing the connection (no close frame).
+        _ = await reader.result
+        let peak = try #require(ProcessMemory.peakBytes())
+        #expect(peak - before < 16 << 20, "the peak resident size grew by \(peak - before) bytes")
+    }
 }

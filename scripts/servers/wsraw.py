@@ -61,6 +61,19 @@ Well-behaved paths (for comparison and for edge cases that must work):
                            client answers the ping (reported as "pong:p") and receives "hello"; echoes
   /no-close-reply          holds: never answers a close frame, a ping or anything else (a peer that
                            never answers a close; a dead peer for keepalive tests)
+
+Hostile peers (found by the review of issue 27; each tries a bound):
+  /interim-flood?seconds=S  "HTTP/1.1 100 Continue" heads, one after another as fast as the socket
+                           takes them, for S seconds (default 20), then closes: the handshake's
+                           deadline must still hold
+  /chunked-refusal?n=N     a 503 whose body is N one-byte chunks (default 300000), all at once,
+                           then the last chunk; then closes
+  /ping-flood?seconds=S    a correct 101, then 125-byte pings as fast as the socket takes them for S
+                           seconds (default 10), never reading: the pongs the client owes must not
+                           pile up in its memory; then closes
+  /slow-close?delay=D      a correct 101, then serves frames but answers a close frame only after D
+                           seconds (default 1.5); pings are answered at once
+  /no-read?seconds=S       a correct 101, then reads nothing for S seconds (default 60), then closes
 """
 import base64
 import hashlib
@@ -69,6 +82,7 @@ import re
 import socket
 import struct
 import threading
+import time
 import zlib
 from urllib.parse import parse_qs, urlparse
 
@@ -256,6 +270,62 @@ def close_code_mode(peer, request):
     serve_frames(peer, echo=False)
 
 
+def flood_until(sock, seconds, data):
+    """Sends `data` again and again for `seconds`; a client that stops reading ends it then too."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        sock.settimeout(left)
+        try:
+            sock.sendall(data)
+        except socket.timeout:
+            return
+
+
+def interim_flood_mode(peer, request):
+    flood_until(peer.sock, float(request["query"].get("seconds", 20)), b"HTTP/1.1 100 Continue\r\n\r\n" * 64)
+
+
+def chunked_refusal_mode(peer, request):
+    count = int(request["query"].get("n", 300000))
+    head = head_bytes(["HTTP/1.1 503 Service Unavailable", "Content-Type: text/plain", "Transfer-Encoding: chunked"])
+    peer.sock.sendall(head + b"1\r\na\r\n" * count + b"0\r\n\r\n")
+    time.sleep(1)
+
+
+def ping_flood_mode(peer, request):
+    peer.sock.sendall(upgrade_head(request))
+    flood_until(peer.sock, float(request["query"].get("seconds", 10)), frame(PING, b"p" * 125) * 64)
+
+
+def slow_close_mode(peer, request):
+    delay = float(request["query"].get("delay", 1.5))
+    peer.sock.sendall(upgrade_head(request))
+    while True:
+        received = peer.read_frame()
+        if received is None:
+            return
+        _, opcode, _, payload = received
+        if opcode == PING:
+            peer.sock.sendall(frame(PONG, payload))
+        elif opcode == CLOSE:
+            time.sleep(delay)
+            peer.sock.sendall(frame(CLOSE, payload))
+            return
+
+
+def no_read_mode(peer, request):
+    peer.sock.sendall(upgrade_head(request))
+    time.sleep(float(request["query"].get("seconds", 60)))
+
+
+HOSTILE = {
+    "/interim-flood": interim_flood_mode,
+    "/chunked-refusal": chunked_refusal_mode,
+    "/ping-flood": ping_flood_mode,
+    "/slow-close": slow_close_mode,
+    "/no-read": no_read_mode,
+}
+
 # path -> (bytes after a correct 101, what then: "frames", "echo" or "hold")
 AFTER_UPGRADE = {
     "/echo": (b"", "echo"),
@@ -324,6 +394,8 @@ def handle(sock):
             unasked_deflate_mode(peer, request)
         elif path == "/close-code":
             close_code_mode(peer, request)
+        elif path in HOSTILE:
+            HOSTILE[path](peer, request)
         elif path in AFTER_UPGRADE:
             data, then = AFTER_UPGRADE[path]
             # One sendall: the head and the first frame leave in the same segment on loopback.

@@ -120,7 +120,16 @@ extension CurlWebSocket {
         guard let status = parser.status else {
             throw APIError(.transport(.badResponse), message: "the response has no status line", request: request)
         }
-        if (100..<200).contains(status), status != 101 { return false }
+        if (100..<200).contains(status), status != 101 {
+            interimHeads += 1
+            guard interimHeads <= Self.maximumInterimHeads else {
+                throw APIError(
+                    .transport(.badResponse),
+                    message: "the server sent more than \(Self.maximumInterimHeads) interim (1xx) responses "
+                        + "before answering the handshake", request: request)
+            }
+            return false
+        }
         let response = HTTPResponse(status: HTTPStatus(code: status), headers: parser.headers, url: request.url)
         if status == 101 {
             // What came after the head (a first frame in the same packet) is the first read's.
@@ -162,7 +171,8 @@ extension CurlWebSocket {
             var body: [UInt8]?
             switch framing {
             case .length(let length): if incoming.count >= length { body = Array(incoming.prefix(length)) }
-            case .chunked: body = try Self.dechunked(incoming, request: request)
+            case .chunked:
+                if try Self.dechunk(&incoming, into: &refusalBody, request: request) { body = refusalBody }
             case .untilClose: break
             }
             if body == nil, incoming.count > Self.maximumRefusalBody * 2 {
@@ -203,30 +213,40 @@ extension CurlWebSocket {
 
     /// A chunked body's bytes once its last chunk arrived, else `nil`.
     static func dechunked(_ bytes: [UInt8], request: HTTPRequest) throws -> [UInt8]? {
+        var bytes = bytes
         var body: [UInt8] = []
+        return try dechunk(&bytes, into: &body, request: request) ? body : nil
+    }
+
+    /// Moves the complete chunks at the start of `bytes` into `body` (each chunk is read once, so a
+    /// body of a million one-byte chunks costs a million steps, not a million squared); `true` once
+    /// the last chunk came. Trailer fields after it are not read.
+    static func dechunk(_ bytes: inout [UInt8], into body: inout [UInt8], request: HTTPRequest) throws -> Bool {
         var index = 0
+        defer { bytes.removeFirst(index) }
         while true {
-            guard let lineEnd = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+            guard let lineEnd = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) else { return false }
             let sizeText =
                 String(decoding: bytes[index..<lineEnd], as: UTF8.self)
                 .split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
             guard let size = Int(sizeText, radix: 16), size >= 0, size <= maximumRefusalBody else {
                 throw APIError(.transport(.badResponse), message: "a chunk size is not hexadecimal", request: request)
             }
-            index = lineEnd + 1
-            if size == 0 { return body }
-            guard bytes.count >= index + size + 1 else { return nil }
-            body.append(contentsOf: bytes[index..<(index + size)])
-            guard body.count <= maximumRefusalBody else {
+            if size == 0 {
+                index = lineEnd + 1
+                return true
+            }
+            var next = lineEnd + 1 + size
+            // The chunk's CRLF (or LF).
+            if next < bytes.count, bytes[next] == UInt8(ascii: "\r") { next += 1 }
+            guard next < bytes.count else { return false }
+            guard body.count + size <= maximumRefusalBody else {
                 throw APIError(
                     .transport(.responseTooLarge), message: "the refused handshake's body is over 1 MiB",
                     request: request)
             }
-            index += size
-            // The chunk's CRLF (or LF).
-            if index < bytes.count, bytes[index] == UInt8(ascii: "\r") { index += 1 }
-            guard index < bytes.count else { return nil }
-            index += 1
+            body.append(contentsOf: bytes[(lineEnd + 1)..<(lineEnd + 1 + size)])
+            index = next + 1
         }
     }
 }

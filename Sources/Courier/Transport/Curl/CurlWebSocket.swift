@@ -74,6 +74,13 @@ final class CurlWebSocket: @unchecked Sendable {
     var incoming: [UInt8] = []
     /// Where the search for the head's end goes on.
     var headScanned = 0
+    /// The interim (`1xx`) heads read so far: a server may send a few, not an endless stream.
+    var interimHeads = 0
+    /// A chunked refusal's body decoded so far (its chunks are taken out of `incoming` as they end).
+    var refusalBody: [UInt8] = []
+
+    /// The most interim heads before the handshake's answer.
+    static let maximumInterimHeads = 16
 
     /// The largest response head, and the largest body of a refused handshake.
     static let maximumHeadSize = CurlTransfer.maximumHeadSize

@@ -61,6 +61,12 @@ public final class WebSocket: Sendable {
 
     /// Sends a message; returns once its bytes were handed to the connection.
     ///
+    /// A peer that stops reading holds the call up (TCP's flow control). Cancelling the calling
+    /// task ends the wait at once with `CancellationError`, but a message already handed over
+    /// still goes out in its turn (its bytes may be compressed into the context of the messages
+    /// after it, so it cannot be taken back); ``close(code:reason:)`` ends the connection after
+    /// the close timeout whatever is waiting.
+    ///
     /// - Throws: ``APIError``: ``APIError/Kind/invalidRequest`` once the socket is closing or
     ///   closed, the error that ended it when it failed; or `CancellationError`.
     public func send(_ message: WebSocketMessage) async throws {

@@ -25,7 +25,9 @@ final class WebSocketEngine: Sendable {
     }
 
     private enum Outgoing: Sendable {
-        case bytes([UInt8], done: CheckedContinuation<Void, any Error>?)
+        /// A write; `send` names the ``send(_:)`` it completes; `isReply`: the connection wrote it
+        /// in answer to the peer (a pong, the close reply), and a later reply replaces it.
+        case bytes([UInt8], send: UInt64?, isReply: Bool)
         case close
     }
 
@@ -44,6 +46,9 @@ final class WebSocketEngine: Sendable {
         var isReaderCancelled = false
         var pumpWaitingForRoom: CheckedContinuation<Void, Never>?
         var outbox: [Outgoing] = []
+        /// The sends waiting for their bytes to be handed to the channel, by number.
+        var sends: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+        var lastSendID: UInt64 = 0
         var isCloseQueued = false
         var writer: CheckedContinuation<Void, Never>?
         var ending: Ending?
@@ -167,16 +172,32 @@ final class WebSocketEngine: Sendable {
     // MARK: Sending and closing
 
     /// Sends `message`; returns once its bytes were handed to the connection.
+    ///
+    /// Cancelling the calling task stops the wait at once with `CancellationError`; a message
+    /// already handed to the connection still goes out in its turn (its bytes may be compressed
+    /// into the context of the messages after it, so it cannot be taken back), unless the socket
+    /// ends first.
     func send(_ message: WebSocketMessage) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let effects: Effects = state.withLock { state in
-                if let refusal = refusal(state) { return [{ continuation.resume(throwing: refusal) }] }
-                var effects: Effects = []
-                let actions = state.connection.value.send(message)
-                apply(actions, to: &state, effects: &effects, completing: continuation)
-                return effects
+        let id = state.withLock { state in
+            state.lastSendID += 1
+            return state.lastSendID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let effects: Effects = state.withLock { state in
+                    if Task.isCancelled { return [{ continuation.resume(throwing: CancellationError()) }] }
+                    if let refusal = refusal(state) { return [{ continuation.resume(throwing: refusal) }] }
+                    var effects: Effects = []
+                    state.sends[id] = continuation
+                    let actions = state.connection.value.send(message)
+                    apply(actions, to: &state, effects: &effects, completing: id)
+                    return effects
+                }
+                for effect in effects { effect() }
             }
-            for effect in effects { effect() }
+        } onCancel: {
+            let waiting = state.withLock { $0.sends.removeValue(forKey: id) }
+            waiting?.resume(throwing: CancellationError())
         }
     }
 
@@ -285,22 +306,39 @@ final class WebSocketEngine: Sendable {
                 // The caller's mistake (a close code that may not be sent): the event did nothing.
                 preconditionFailure("\(error)")
             }
+            // Closing: the pump reads on whatever the inbox holds (the peer's close frame must be
+            // read), so a pump parked on a full inbox goes back to reading.
+            if state.isClosing, let pump = state.pumpWaitingForRoom {
+                state.pumpWaitingForRoom = nil
+                effects.append { pump.resume() }
+            }
             return effects
         }
         for effect in effects { effect() }
     }
 
+    /// Carries out the connection's actions; `send` names the ``send(_:)`` whose message they
+    /// write, `areReplies` says they answer the peer's frames (``pump()``).
     private func apply(
         _ actions: [WebSocketAction], to state: inout State, effects: inout Effects,
-        completing sent: CheckedContinuation<Void, any Error>? = nil
+        completing send: UInt64? = nil, areReplies: Bool = false
     ) {
-        var sent = sent
+        var send = send
         for action in actions {
             switch action {
             case .write(let bytes):
+                if areReplies {
+                    // RFC 6455 §5.5.3: a pong may answer only the latest ping. A reply still waiting
+                    // for the writer gives way to the newer one, so a peer that floods pings and
+                    // never reads gets one pong queued, never an outbox that grows.
+                    state.outbox.removeAll { outgoing in
+                        if case .bytes(_, nil, isReply: true) = outgoing { return true }
+                        return false
+                    }
+                }
                 // The last write of a send completes it (a message is one write).
-                state.outbox.append(.bytes(bytes, done: sent))
-                sent = nil
+                state.outbox.append(.bytes(bytes, send: send, isReply: areReplies))
+                send = nil
                 effects += wakeWriter(&state)
             case .deliver(let message):
                 if let reader = state.reader {
@@ -324,10 +362,15 @@ final class WebSocketEngine: Sendable {
             case .closeConnection:
                 queueClose(&state, effects: &effects)
             case .finish(let ending):
+                if case .closeTimedOut = ending {
+                    // The peer had its close timeout: the connection goes now, even with a write of
+                    // ours stuck behind a peer that stopped reading.
+                    effects.append { [channel] in channel.close() }
+                }
                 finish(Self.ending(ending, request: request, response: response), in: &state, effects: &effects)
             }
         }
-        if let sent { effects.append { sent.resume() } }
+        if let send, let waiting = state.sends.removeValue(forKey: send) { effects.append { waiting.resume() } }
     }
 
     private func queueClose(_ state: inout State, effects: inout Effects) {
@@ -371,6 +414,15 @@ final class WebSocketEngine: Sendable {
         state.closeTimer = nil
         state.keepalive = nil
         effects += tasks.map { task in { task.cancel() } }
+        // The writer closes the channel once the queued writes (our close frame among them) went
+        // out; a peer that stopped reading holds them up, so the channel is closed after the close
+        // timeout whatever the writer does.
+        effects.append { [channel, options] in
+            Task {
+                try? await Task.sleep(for: options.closeTimeout)
+                channel.close()
+            }
+        }
     }
 
     /// Ends the socket at once with `error` (a dead peer, a broken connection): the channel is
@@ -436,19 +488,15 @@ final class WebSocketEngine: Sendable {
 
     // MARK: Tasks
 
-    /// Reads the channel while the inbox has room, and feeds the connection.
+    /// The most bytes fed to the connection at once: between two pieces the pump waits for room
+    /// in the inbox, so one read cannot complete more than a piece's worth of messages past the
+    /// limit (compressed, a 4 KiB piece inflates to about 4 MiB at the most).
+    static let feedSize = 4096
+
+    /// Reads the channel while the inbox has room, and feeds the connection piece by piece.
     private func pump() async {
         while true {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let waits = state.withLock { state in
-                    guard state.ending == nil, !state.isClosing,
-                        state.inbox.count >= options.maximumBufferedMessages
-                    else { return false }
-                    state.pumpWaitingForRoom = continuation
-                    return true
-                }
-                if !waits { continuation.resume() }
-            }
+            await waitForRoom()
             if ending != nil { return }
             let bytes: [UInt8]?
             do {
@@ -457,11 +505,47 @@ final class WebSocketEngine: Sendable {
                 fail(Self.lostError(request, response, cause: error is CancellationError ? nil : error))
                 return
             }
-            run { state in
-                guard let bytes else { return state.connection.value.connectionEnded() }
-                return state.connection.value.receive(bytes)
+            guard let bytes else {
+                feed(nil)
+                continue
+            }
+            var start = 0
+            while start < bytes.count {
+                if start > 0 {
+                    await waitForRoom()
+                    if ending != nil { return }
+                }
+                let end = min(bytes.count, start + Self.feedSize)
+                feed(start == 0 && end == bytes.count ? bytes : Array(bytes[start..<end]))
+                start = end
             }
         }
+    }
+
+    /// Waits while the inbox is full (and the socket open, and not closing).
+    private func waitForRoom() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waits = state.withLock { state in
+                guard state.ending == nil, !state.isClosing,
+                    state.inbox.count >= options.maximumBufferedMessages
+                else { return false }
+                state.pumpWaitingForRoom = continuation
+                return true
+            }
+            if !waits { continuation.resume() }
+        }
+    }
+
+    /// Feeds the connection bytes read (`nil`: the peer closed the connection); what it writes in
+    /// answer are replies (``apply(_:to:effects:completing:areReplies:)``).
+    private func feed(_ bytes: [UInt8]?) {
+        let effects: Effects = state.withLock { state in
+            var effects: Effects = []
+            let actions = bytes.map { state.connection.value.receive($0) } ?? state.connection.value.connectionEnded()
+            apply(actions, to: &state, effects: &effects, areReplies: true)
+            return effects
+        }
+        for effect in effects { effect() }
     }
 
     /// Writes the outbox in order; closes the channel at its end.
@@ -471,17 +555,29 @@ final class WebSocketEngine: Sendable {
                 state.outbox.isEmpty ? nil : state.outbox.removeFirst()
             }
             switch next {
-            case .bytes(let bytes, let done):
+            case .bytes(let bytes, let send, _):
                 do {
                     try await channel.write(bytes)
-                    done?.resume()
+                    let waiting = send.flatMap { id in state.withLock { $0.sends.removeValue(forKey: id) } }
+                    waiting?.resume()
                 } catch {
                     let failure = (error as? APIError) ?? Self.lostError(request, response, cause: error)
-                    done?.resume(throwing: ending?.error ?? failure)
+                    let waiting = send.flatMap { id in state.withLock { $0.sends.removeValue(forKey: id) } }
+                    waiting?.resume(throwing: ending?.error ?? failure)
                     fail(failure)
                 }
             case .close:
                 channel.close()
+                let (waiting, error) = state.withLock { state in
+                    defer { state.sends = [:] }
+                    return (Array(state.sends.values), state.ending?.error)
+                }
+                let failure =
+                    error
+                    ?? APIError(
+                        .invalidRequest, message: "the WebSocket closed before the message went out", request: request,
+                        response: response)
+                for send in waiting { send.resume(throwing: failure) }
                 return
             case nil:
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -502,8 +598,13 @@ final class WebSocketEngine: Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             guard !Task.isCancelled, ending == nil else { return }
+            // `true`: a pong came, or the ping was refused (the socket is closing: its close timeout
+            // rules from now on); `false`: the pong timeout passed first.
             let answered = await withTaskGroup(of: Bool.self) { group in
-                group.addTask { (try? await self.ping()) != nil }
+                group.addTask {
+                    _ = try? await self.ping()
+                    return true
+                }
                 group.addTask {
                     try? await Task.sleep(for: timeout)
                     return false
@@ -512,8 +613,9 @@ final class WebSocketEngine: Sendable {
                 group.cancelAll()
                 return first
             }
+            // Closing (either side started it) or over: the keepalive's work is done.
+            guard !Task.isCancelled, state.withLock({ $0.ending == nil && $0.connection.value.canSend }) else { return }
             guard !answered else { continue }
-            guard !Task.isCancelled, ending == nil else { return }
             fail(
                 APIError(
                     .transport(.timedOut),

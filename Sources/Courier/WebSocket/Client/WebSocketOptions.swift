@@ -11,6 +11,12 @@ public struct WebSocketOptions: Sendable, Hashable {
     /// 8 by default (at least 1). A reader that falls behind stops the peer through TCP's flow
     /// control, never by growing memory; pings are not answered meanwhile either, so a socket must
     /// be read (its ``WebSocket/messages``) even when only its sends matter.
+    ///
+    /// The memory a socket's received messages may hold is about `maximumBufferedMessages` ×
+    /// ``maximumMessageSize`` (plus the messages one 4 KiB piece of the connection completes, at
+    /// most about 4 MiB once inflated): with compression a peer reaches it with little traffic
+    /// (a 16 MiB message of zeros is 16 KB on the wire), so 128 MiB with the defaults. Lower
+    /// either for a socket whose peer you do not trust, or for many sockets at once.
     public var maximumBufferedMessages: Int
     /// How long ``WebSocket/close(code:reason:)`` waits for the peer's close frame before ending
     /// the connection anyway: 5 seconds by default.
