@@ -66,6 +66,8 @@ final class WebSocketEngine: Sendable {
 
     let channel: any WebSocketChannel
     let options: WebSocketOptions
+    /// Whether permessage-deflate was agreed.
+    let isCompressed: Bool
     /// The handshake as sent and the server's `101`, attached to errors.
     let request: HTTPRequest?
     let response: HTTPResponse?
@@ -76,6 +78,7 @@ final class WebSocketEngine: Sendable {
         request: HTTPRequest?, response: HTTPResponse?
     ) {
         // `Confined`: the connection is only used under `state`'s lock, and never handed out.
+        isCompressed = connection.agreement.compression != nil
         state = Locked(State(connection: Confined(connection)))
         self.channel = channel
         self.options = options
@@ -488,10 +491,11 @@ final class WebSocketEngine: Sendable {
 
     // MARK: Tasks
 
-    /// The most bytes fed to the connection at once: between two pieces the pump waits for room
-    /// in the inbox, so one read cannot complete more than a piece's worth of messages past the
-    /// limit (compressed, a 4 KiB piece inflates to about 4 MiB at the most).
-    static let feedSize = 4096
+    /// The most bytes fed to the connection at once when messages are compressed: between two
+    /// pieces the pump waits for room in the inbox, so one read cannot complete more than a
+    /// piece's worth of messages past the limit (a 4 KiB piece inflates to about 4 MiB at the
+    /// most). Uncompressed, a read completes at most its own size in messages: it goes whole.
+    static let compressedFeedSize = 4096
 
     /// Reads the channel while the inbox has room, and feeds the connection piece by piece.
     private func pump() async {
@@ -509,13 +513,14 @@ final class WebSocketEngine: Sendable {
                 feed(nil)
                 continue
             }
+            let feedSize = isCompressed ? Self.compressedFeedSize : bytes.count
             var start = 0
             while start < bytes.count {
                 if start > 0 {
                     await waitForRoom()
                     if ending != nil { return }
                 }
-                let end = min(bytes.count, start + Self.feedSize)
+                let end = min(bytes.count, start + feedSize)
                 feed(start == 0 && end == bytes.count ? bytes : Array(bytes[start..<end]))
                 start = end
             }
@@ -524,6 +529,10 @@ final class WebSocketEngine: Sendable {
 
     /// Waits while the inbox is full (and the socket open, and not closing).
     private func waitForRoom() async {
+        let isFull = state.withLock { state in
+            state.ending == nil && !state.isClosing && state.inbox.count >= options.maximumBufferedMessages
+        }
+        guard isFull else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waits = state.withLock { state in
                 guard state.ending == nil, !state.isClosing,
