@@ -146,7 +146,6 @@ struct CurlWebSocketChannelTests {
     @Test("a first frame in the 101's packet is the first read's")
     func firstFrameWithHead() async throws {
         let server = try await Self.server()
-        // Held to the end: a transport that goes closes its channels.
         let transport = CurlTransport()
         let (_, peer) = try await Self.open(transport, Self.wsURL(server, path: "/first-frame"))
         let socket = try #require(peer)

@@ -14,14 +14,7 @@ extension CurlTransport: WebSocketOpeningTransport {
     package func openWebSocket(_ request: HTTPRequest) async throws -> (
         response: HTTPResponse, channel: (any WebSocketChannel)?
     ) {
-        guard let loop = loops?.next() else {
-            throw APIError(
-                .transport(.other), message: CurlLibrary.loadFailure ?? "libcurl could not make a multi handle",
-                request: request)
-        }
-        if let configurationProblem {
-            throw APIError(.transport(.other), message: configurationProblem, request: request)
-        }
+        let loop = try nextLoop(for: request)
         try Task.checkCancellation()
         var wire = request
         wire.url = CurlWebSocket.connectURL(for: request.url)

@@ -92,16 +92,22 @@ public final class CurlTransport: HTTPStreamingTransport {
         try await send(request, consumer: consumer)
     }
 
-    private func send(_ request: HTTPRequest, consumer: (any ResponseBodyConsumer)?) async throws -> HTTPResponse {
+    /// The loop that takes the next exchange; throws when libcurl is missing or the configuration
+    /// cannot be used (a setting no retry can mend: not a failure to connect).
+    func nextLoop(for request: HTTPRequest) throws -> CurlLoop {
         guard let loop = loops?.next() else {
             throw APIError(
                 .transport(.other), message: CurlLibrary.loadFailure ?? "libcurl could not make a multi handle",
                 request: request)
         }
         if let configurationProblem {
-            // A setting no retry can mend: not a failure to connect.
             throw APIError(.transport(.other), message: configurationProblem, request: request)
         }
+        return loop
+    }
+
+    private func send(_ request: HTTPRequest, consumer: (any ResponseBodyConsumer)?) async throws -> HTTPResponse {
+        let loop = try nextLoop(for: request)
         let timeout = request.timeout ?? configuration.timeout
         let uploadMeter = CallContext.current.uploadMeter
         return try await RedirectLoop.send(request, policy: configuration.redirects, timeout: timeout) {
