@@ -66,6 +66,9 @@ final class WebSocketEngine: Sendable {
 
     let channel: any WebSocketChannel
     let options: WebSocketOptions
+    /// The most replies (pongs, the close reply) waiting for the writer; a newer one replaces the
+    /// oldest past it.
+    static let maximumQueuedReplies = 16
     /// Whether permessage-deflate was agreed.
     let isCompressed: Bool
     /// The handshake as sent and the server's `101`, attached to errors.
@@ -331,12 +334,21 @@ final class WebSocketEngine: Sendable {
             switch action {
             case .write(let bytes):
                 if areReplies {
-                    // RFC 6455 §5.5.3: a pong may answer only the latest ping. A reply still waiting
-                    // for the writer gives way to the newer one, so a peer that floods pings and
-                    // never reads gets one pong queued, never an outbox that grows.
-                    state.outbox.removeAll { outgoing in
-                        if case .bytes(_, nil, isReply: true) = outgoing { return true }
-                        return false
+                    // RFC 6455 §5.5.3: a pong may answer only the latest ping. Every ping is
+                    // answered while the writer keeps up; past `maximumQueuedReplies` waiting for
+                    // it, the oldest gives way to the newest, so a peer that floods pings and never
+                    // reads gets a few pongs queued, never an outbox that grows.
+                    var queued = 0
+                    for outgoing in state.outbox {
+                        if case .bytes(_, nil, isReply: true) = outgoing { queued += 1 }
+                    }
+                    if queued >= Self.maximumQueuedReplies,
+                        let oldest = state.outbox.firstIndex(where: { outgoing in
+                            if case .bytes(_, nil, isReply: true) = outgoing { return true }
+                            return false
+                        })
+                    {
+                        state.outbox.remove(at: oldest)
                     }
                 }
                 // The last write of a send completes it (a message is one write).
