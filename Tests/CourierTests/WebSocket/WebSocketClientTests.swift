@@ -27,7 +27,7 @@ struct WebSocketClientTests {
     @Test("text, binary and JSON messages echo through the real engine")
     func echoes() async throws {
         let (client, stub) = socketClient(conversation: echo)
-        let socket = try await client.webSocket(.socket("chat"))
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
         #expect(socket.response.status.code == 101)
         #expect(stub.requests.first?.headers["Sec-WebSocket-Version"] == "13")
         #expect(stub.requests.first?.url.absoluteString == "https://api.example.com/v1/chat")
@@ -56,7 +56,7 @@ struct WebSocketClientTests {
             try await peer.close()
             for try await _ in peer.messages {}
         }
-        let socket = try await client.webSocket(.socket("chat"))
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
         var quotes: [Quote] = []
         for try await quote in socket.messages(as: Quote.self) { quotes.append(quote) }
         #expect(quotes == [Quote(symbol: "A", price: 1), Quote(symbol: "B", price: 2)])
@@ -70,7 +70,7 @@ struct WebSocketClientTests {
             try await peer.send(text: #"{"symbol":"B"}"#)
             for try await _ in peer.messages {}
         }
-        let socket = try await client.webSocket(.socket("chat"))
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
         var quotes: [Quote] = []
         let error = await #expect(throws: APIError.self) {
             for try await quote in socket.messages(as: Quote.self) { quotes.append(quote) }
@@ -84,7 +84,7 @@ struct WebSocketClientTests {
     @Test("ping waits for the peer's pong")
     func ping() async throws {
         let (client, stub) = socketClient(conversation: echo)
-        let socket = try await client.webSocket(.socket("chat"))
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
         let reader = Task { for try await _ in socket.messages {} }
         let roundTrip = try await socket.ping()
         #expect(roundTrip >= .zero)
@@ -96,7 +96,7 @@ struct WebSocketClientTests {
     @Test("close(code:reason:) completes the handshake: the peer sees the code and reason, the loop ends")
     func clientCloses() async throws {
         let (client, stub) = socketClient(conversation: echo)
-        let socket = try await client.webSocket(.socket("chat"))
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
         let reader = Task { for try await _ in socket.messages {} }
         let closure = try await socket.close(code: WebSocketCloseCode(4001), reason: "done here")
         #expect(closure.code == WebSocketCloseCode(4001))  // the peer echoes the code
@@ -115,7 +115,7 @@ struct WebSocketClientTests {
             try await peer.close(code: WebSocketCloseCode(4000), reason: "room closed")
             for try await _ in peer.messages {}
         }
-        let socket = try await client.webSocket(.socket("chat"))
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
         var received: [WebSocketMessage] = []
         for try await message in socket.messages { received.append(message) }
         #expect(received == [.text("last words")])
@@ -130,7 +130,7 @@ struct WebSocketClientTests {
             try await peer.send(rawBytes: [0x81, 0x82, 1, 2, 3, 4, 0x69 ^ 1, 0x69 ^ 2])
             for try await _ in peer.messages {}
         }
-        let socket = try await client.webSocket(.socket("chat"))
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
         let error = await #expect(throws: APIError.self) {
             for try await _ in socket.messages {}
         }
@@ -146,7 +146,7 @@ struct WebSocketClientTests {
             try await peer.send(text: "hi")
             peer.disconnect()
         }
-        let socket = try await client.webSocket(.socket("chat"))
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
         var received: [WebSocketMessage] = []
         let error = await #expect(throws: APIError.self) {
             for try await message in socket.messages { received.append(message) }

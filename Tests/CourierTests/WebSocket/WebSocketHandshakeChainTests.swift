@@ -17,7 +17,7 @@ struct WebSocketHandshakeChainTests {
         let (client, stub) = socketClient(
             answering: [.refuse(.status(.unauthorized)), .accept], middlewares: [AuthMiddleware(provider: tokens)],
             conversation: echo)
-        let socket = try await client.webSocket(.socket("chat"))
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
         #expect(refreshes.count == 1)
         #expect(stub.requests.map { $0.headers[.authorization] } == ["Bearer old", "Bearer new"])
         #expect(socket.request.headers[.authorization] == "Bearer new")
@@ -31,7 +31,9 @@ struct WebSocketHandshakeChainTests {
         let (client, _) = socketClient(
             answering: [.refuse(.json(#"{"message": "token revoked"}"#, status: .unauthorized))],
             conversation: echo)
-        let error = await #expect(throws: APIError.self) { try await client.webSocket(.socket("chat")) }
+        let error = await #expect(throws: APIError.self) {
+            try await client.webSocket(.socket("chat"), options: patient)
+        }
         #expect(error?.kind == .unacceptableStatus(.unauthorized))
         #expect(error?.serverMessage == "token revoked")
     }
@@ -41,7 +43,7 @@ struct WebSocketHandshakeChainTests {
         let jar = CookieJar()
         jar.store(setCookie: "session=abc; Path=/", from: baseURL)
         let (client, stub) = socketClient(middlewares: [CookieMiddleware(jar: jar)], conversation: echo)
-        _ = try await client.webSocket(.socket("chat"))
+        _ = try await client.webSocket(.socket("chat"), options: patient)
         #expect(stub.requests.first?.headers[.cookie] == "session=abc")
     }
 
@@ -51,7 +53,7 @@ struct WebSocketHandshakeChainTests {
         let (client, _) = socketClient(
             middlewares: [LoggingMiddleware(sink: log), AuthMiddleware(credential: .bearer("sentinel-secret-7731"))],
             conversation: echo)
-        _ = try await client.webSocket(.socket("chat"))
+        _ = try await client.webSocket(.socket("chat"), options: patient)
         #expect(log.lines.contains { $0.contains("/v1/chat") })
         #expect(!log.lines.joined().contains("sentinel-secret-7731"))
     }
@@ -75,7 +77,9 @@ struct WebSocketHandshakeChainTests {
         let (client, stub) = socketClient(answering: [.wrongAcceptKey]) { peer in
             for try await _ in peer.messages {}
         }
-        let error = await #expect(throws: APIError.self) { try await client.webSocket(.socket("chat")) }
+        let error = await #expect(throws: APIError.self) {
+            try await client.webSocket(.socket("chat"), options: patient)
+        }
         #expect(error?.kind == .transport(.webSocketHandshakeFailed))
         #expect(error?.message.contains("Sec-WebSocket-Accept") == true)
         // The peer sees the connection end without a close frame.
@@ -101,7 +105,9 @@ struct WebSocketHandshakeChainTests {
             }
         }
         let client = APIClient(baseURL: baseURL, transport: PlainTransport())
-        let error = await #expect(throws: APIError.self) { try await client.webSocket(.socket("chat")) }
+        let error = await #expect(throws: APIError.self) {
+            try await client.webSocket(.socket("chat"), options: patient)
+        }
         #expect(error?.kind == .transport(.unsupported))
     }
 
@@ -109,7 +115,7 @@ struct WebSocketHandshakeChainTests {
     func admissionOnlyForTheHandshake() async throws {
         let stub = StubTransport().onWebSocket("v1/chat", conversation: echo).on(.get, "v1/me", .json("{}"))
         let client = APIClient(baseURL: baseURL, transport: stub, maximumConcurrentRequests: 1)
-        let socket = try await client.webSocket(.socket("chat"))
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
         _ = try await client.send(.get("me", as: Data.self))
         #expect(client.admission?.counts.holders == 0)
         _ = socket

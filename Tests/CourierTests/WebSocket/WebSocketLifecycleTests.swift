@@ -13,7 +13,7 @@ struct WebSocketLifecycleTests {
             try await peer.send(text: "two")
             for try await _ in peer.messages {}
         }
-        let socket = try await client.webSocket(.socket("chat"))
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
         for try await message in socket.messages {
             #expect(message == .text("one"))
             break
@@ -28,7 +28,7 @@ struct WebSocketLifecycleTests {
         let (client, stub) = socketClient { peer in
             for try await _ in peer.messages {}
         }
-        let socket = try await client.webSocket(.socket("chat"))
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
         let started = Latch()
         let reader = Task {
             started.open()
@@ -43,7 +43,7 @@ struct WebSocketLifecycleTests {
     @Test("a second reader is refused while the first reads")
     func secondReaderRefused() async throws {
         let (client, _) = socketClient(conversation: echo)
-        let socket = try await client.webSocket(.socket("chat"))
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
         var first = socket.messages.makeAsyncIterator()
         let second = socket.messages.makeAsyncIterator()
         let error = await #expect(throws: APIError.self) {
@@ -113,7 +113,7 @@ struct WebSocketLifecycleTests {
     func droppingCloses() async throws {
         let (client, stub) = socketClient(conversation: echo)
         do {
-            _ = try await client.webSocket(.socket("chat"))
+            _ = try await client.webSocket(.socket("chat"), options: patient)
         }
         #expect(try await eventually { stub.webSocketPeers.first?.clientClose?.code == .goingAway })
     }

@@ -90,3 +90,7 @@ extension Array where Element == UInt8 {
         self = bytes
     }
 }
+
+/// Options whose close timeout outlasts a starved pool: the tests' close handshakes over the stub
+/// take milliseconds, but the parallel pass can hold a scripted peer's reply past the 5 s default.
+let patient = WebSocketOptions(closeTimeout: .seconds(60))
