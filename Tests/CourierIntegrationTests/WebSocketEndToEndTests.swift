@@ -329,6 +329,31 @@ struct WebSocketEndToEndTests {
         #expect(error?.response?.body == Data(repeating: UInt8(ascii: "a"), count: 500_000))
     }
 
+    @Test("a refused handshake whose chunk-size line never ends fails as a bad response, and the loop stays free")
+    func chunkSizeLineWithoutEnd() async throws {
+        let client = try client(LocalServers.rawWebSocket)
+        let error = await #expect(throws: APIError.self) {
+            _ = try await client.webSocket(
+                WebSocketRequest(path: "chunk-noend", query: ["seconds": "100"], timeout: .seconds(60)))
+        }
+        #expect(error?.kind == .transport(.badResponse), "\(String(describing: error))")
+        #expect(error?.message.contains("chunk-size line") == true, "\(String(describing: error))")
+        let socket = try await client.webSocket(.socket("echo"))
+        try await socket.send(text: "after the endless line")
+        var iterator = socket.messages.makeAsyncIterator()
+        #expect(text(try await iterator.next()) == "after the endless line")
+        try await socket.close()
+    }
+
+    @Test("a refused handshake's endless chunks with long extensions stop at 4 MiB on the wire")
+    func chunkExtensionsFlood() async throws {
+        let error = await #expect(throws: APIError.self) {
+            _ = try await client(LocalServers.rawWebSocket).webSocket(
+                WebSocketRequest(path: "chunk-extensions", query: ["seconds": "100"], timeout: .seconds(60)))
+        }
+        #expect(error?.kind == .transport(.responseTooLarge), "\(String(describing: error))")
+    }
+
     @Test("keepalive during a slow close: close() waits for the peer's close frame, not failing on a ping")
     func keepaliveDuringClose() async throws {
         let socket = try await client(LocalServers.rawWebSocket).webSocket(

@@ -50,6 +50,26 @@ struct WebSocketMemoryTests {
         try await socket.close()
     }
 
+    @Test("a peer that never reads: sends cancelled one after another leave nothing queued")
+    func cancelledSendsToAPeerThatNeverReads() async throws {
+        let socket = try await client(LocalServers.rawWebSocket).webSocket(
+            .socket("no-read", query: ["seconds": "100"]), options: WebSocketOptions(closeTimeout: .seconds(1)))
+        // The first sends fill the kernel's buffers and the one write in hand; then each send waits.
+        let message = Data(count: 4 << 20)
+        let before = try #require(ProcessMemory.residentBytes())
+        ProcessMemory.resetPeak()
+        for _ in 0..<60 {
+            let send = Task { try await socket.send(message) }
+            try await Task.sleep(for: .milliseconds(20))
+            send.cancel()
+            _ = await send.result
+        }
+        let peak = try #require(ProcessMemory.peakBytes())
+        // 60 sends of 4 MiB: 240 MiB were they all kept; a few messages' worth is the bound.
+        #expect(peak - before < 32 << 20, "the peak resident size grew by \(peak - before) bytes")
+        await #expect(throws: APIError.self) { try await socket.close() }
+    }
+
     @Test("a peer that floods pings and never reads: one pong waits, memory stays flat")
     func pingFlood() async throws {
         let client = try client(LocalServers.rawWebSocket)

@@ -68,6 +68,11 @@ Hostile peers (found by the review of issue 27; each tries a bound):
                            deadline must still hold
   /chunked-refusal?n=N     a 503 whose body is N one-byte chunks (default 300000), all at once,
                            then the last chunk; then closes
+  /chunk-noend?seconds=S   a 503 with a chunked body whose first chunk-size line never ends: "0"
+                           after "0" as fast as the socket takes them for S seconds (default 30)
+  /chunk-extensions?seconds=S  a 503 with a chunked body of one-byte chunks, each size line carrying
+                           a 4,000-byte extension, as fast as the socket takes them for S seconds
+                           (default 30): the body grows by a byte per 4 KB on the wire
   /ping-flood?seconds=S    a correct 101, then 125-byte pings as fast as the socket takes them for S
                            seconds (default 10), never reading: the pongs the client owes must not
                            pile up in its memory; then closes
@@ -292,6 +297,19 @@ def chunked_refusal_mode(peer, request):
     time.sleep(1)
 
 
+def chunk_noend_mode(peer, request):
+    head = head_bytes(["HTTP/1.1 503 Service Unavailable", "Transfer-Encoding: chunked"])
+    peer.sock.sendall(head)
+    flood_until(peer.sock, float(request["query"].get("seconds", 30)), b"0" * 65536)
+
+
+def chunk_extensions_mode(peer, request):
+    head = head_bytes(["HTTP/1.1 503 Service Unavailable", "Transfer-Encoding: chunked"])
+    peer.sock.sendall(head)
+    chunk = b"1;" + b"x" * 4000 + b"\r\na\r\n"
+    flood_until(peer.sock, float(request["query"].get("seconds", 30)), chunk * 16)
+
+
 def ping_flood_mode(peer, request):
     peer.sock.sendall(upgrade_head(request))
     flood_until(peer.sock, float(request["query"].get("seconds", 10)), frame(PING, b"p" * 125) * 64)
@@ -321,6 +339,8 @@ def no_read_mode(peer, request):
 HOSTILE = {
     "/interim-flood": interim_flood_mode,
     "/chunked-refusal": chunked_refusal_mode,
+    "/chunk-noend": chunk_noend_mode,
+    "/chunk-extensions": chunk_extensions_mode,
     "/ping-flood": ping_flood_mode,
     "/slow-close": slow_close_mode,
     "/no-read": no_read_mode,

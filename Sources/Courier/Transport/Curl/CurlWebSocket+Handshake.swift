@@ -183,6 +183,15 @@ extension CurlWebSocket {
             if body == nil {
                 guard let count = try receive(into: &buffer) else { return false }
                 if count > 0 {
+                    // Framing included (chunk-size lines, extensions): a server that sends without
+                    // end never keeps the loop thread here.
+                    refusalBytesRead += count
+                    guard refusalBytesRead <= Self.maximumRefusalWire else {
+                        throw APIError(
+                            .transport(.responseTooLarge),
+                            message: "the refused handshake's body is over "
+                                + "\(Self.maximumRefusalWire >> 20) MiB on the wire", request: request)
+                    }
                     incoming.append(contentsOf: buffer[0..<count])
                     continue
                 }
@@ -225,7 +234,17 @@ extension CurlWebSocket {
         var index = 0
         defer { bytes.removeFirst(index) }
         while true {
-            guard let lineEnd = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) else { return false }
+            // A size line is short: one that goes on past the bound fails now, so an unfinished
+            // line is never searched again and again as it grows.
+            let lineLimit = min(bytes.count, index + maximumChunkLine)
+            guard let lineEnd = bytes[index..<lineLimit].firstIndex(of: UInt8(ascii: "\n")) else {
+                guard bytes.count - index < maximumChunkLine else {
+                    throw APIError(
+                        .transport(.badResponse),
+                        message: "a chunk-size line is over \(maximumChunkLine) bytes without ending", request: request)
+                }
+                return false
+            }
             let sizeText =
                 String(decoding: bytes[index..<lineEnd], as: UTF8.self)
                 .split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""

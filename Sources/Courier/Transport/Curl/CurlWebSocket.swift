@@ -78,6 +78,8 @@ final class CurlWebSocket: @unchecked Sendable {
     var interimHeads = 0
     /// A chunked refusal's body decoded so far (its chunks are taken out of `incoming` as they end).
     var refusalBody: [UInt8] = []
+    /// The bytes read for a refused handshake's body so far, framing included.
+    var refusalBytesRead = 0
 
     /// The most interim heads before the handshake's answer.
     static let maximumInterimHeads = 16
@@ -85,6 +87,10 @@ final class CurlWebSocket: @unchecked Sendable {
     /// The largest response head, and the largest body of a refused handshake.
     static let maximumHeadSize = CurlTransfer.maximumHeadSize
     static let maximumRefusalBody = 1 << 20
+    /// The most bytes read for a refused handshake's body, chunk framing included.
+    static let maximumRefusalWire = 4 * maximumRefusalBody
+    /// The longest chunk-size line of a refused handshake's body (the size and its extensions).
+    static let maximumChunkLine = 4096
     /// The most one read takes from the connection: the most the loop holds for a reader.
     let readSize: Int
 

@@ -61,11 +61,12 @@ public final class WebSocket: Sendable {
 
     /// Sends a message; returns once its bytes were handed to the connection.
     ///
-    /// A peer that stops reading holds the call up (TCP's flow control). Cancelling the calling
-    /// task ends the wait at once with `CancellationError`, but a message already handed over
-    /// still goes out in its turn (its bytes may be compressed into the context of the messages
-    /// after it, so it cannot be taken back); ``close(code:reason:)`` ends the connection after
-    /// the close timeout whatever is waiting.
+    /// A peer that stops reading holds the call up (TCP's flow control): once 1 MiB of writes
+    /// waits, a send waits before its message is even encoded. Cancelling the calling task ends
+    /// the wait at once with `CancellationError`: a message still waiting is dropped, one already
+    /// queued still goes out in its turn (its bytes may be compressed into the context of the
+    /// messages after it, so it cannot be taken back). ``close(code:reason:)`` fails the sends
+    /// still waiting at once and ends the connection after the close timeout whatever is queued.
     ///
     /// - Throws: ``APIError``: ``APIError/Kind/invalidRequest`` once the socket is closing or
     ///   closed, the error that ended it when it failed; or `CancellationError`.

@@ -10,7 +10,11 @@ import Foundation
 ///   are dropped, so the peer's close frame is still read.
 /// - One **writer** task writes what the connection produced, in the order it produced it: every
 ///   event goes into the connection under the state's lock, and its writes into the outbox in the
-///   same critical section. A send returns once its bytes were handed to the channel.
+///   same critical section. A send returns once its bytes were handed to the channel. A message
+///   is handed to the connection (encoded, compressed, queued) only while fewer than
+///   ``maximumQueuedSendBytes`` of our writes wait for the writer; until then the send waits with
+///   its message unencoded, so a cancelled send leaves nothing behind, and a peer that stops
+///   reading holds up the senders, never the process's memory.
 /// - Timers (the close timeout) and the keepalive are tasks of their own that feed the connection
 ///   like any event.
 ///
@@ -48,6 +52,10 @@ final class WebSocketEngine: Sendable {
         var outbox: [Outgoing] = []
         /// The sends waiting for their bytes to be handed to the channel, by number.
         var sends: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+        /// Sends not handed to the connection yet (the outbox was full), in the order they came.
+        var waitingSends: [(id: UInt64, message: WebSocketMessage)] = []
+        /// The bytes of our own writes (not replies) in the outbox.
+        var queuedSendBytes = 0
         var lastSendID: UInt64 = 0
         var isCloseQueued = false
         var writer: CheckedContinuation<Void, Never>?
@@ -69,6 +77,10 @@ final class WebSocketEngine: Sendable {
     /// The most replies (pongs, the close reply) waiting for the writer; a newer one replaces the
     /// oldest past it.
     static let maximumQueuedReplies = 16
+    /// A message is handed to the connection only while fewer bytes than this of our writes wait
+    /// in the outbox: what a peer that stops reading makes Courier hold is about this plus one
+    /// message plus the one being written.
+    static let maximumQueuedSendBytes = 1 << 20
     /// Whether permessage-deflate was agreed.
     let isCompressed: Bool
     /// The handshake as sent and the server's `101`, attached to errors.
@@ -177,12 +189,13 @@ final class WebSocketEngine: Sendable {
 
     // MARK: Sending and closing
 
-    /// Sends `message`; returns once its bytes were handed to the connection.
+    /// Sends `message`; returns once its bytes were handed to the channel.
     ///
-    /// Cancelling the calling task stops the wait at once with `CancellationError`; a message
-    /// already handed to the connection still goes out in its turn (its bytes may be compressed
-    /// into the context of the messages after it, so it cannot be taken back), unless the socket
-    /// ends first.
+    /// The message waits, unencoded, while ``maximumQueuedSendBytes`` of writes wait for the
+    /// writer. Cancelling the calling task stops the wait at once with `CancellationError`: a
+    /// message still waiting is dropped; one already handed to the connection still goes out in
+    /// its turn (its bytes may be compressed into the context of the messages after it, so it
+    /// cannot be taken back), unless the socket ends first.
     func send(_ message: WebSocketMessage) async throws {
         let id = state.withLock { state in
             state.lastSendID += 1
@@ -195,15 +208,35 @@ final class WebSocketEngine: Sendable {
                     if let refusal = refusal(state) { return [{ continuation.resume(throwing: refusal) }] }
                     var effects: Effects = []
                     state.sends[id] = continuation
-                    let actions = state.connection.value.send(message)
-                    apply(actions, to: &state, effects: &effects, completing: id)
+                    state.waitingSends.append((id, message))
+                    admitWaitingSends(&state, effects: &effects)
                     return effects
                 }
                 for effect in effects { effect() }
             }
         } onCancel: {
-            let waiting = state.withLock { $0.sends.removeValue(forKey: id) }
+            let waiting = state.withLock { state in
+                state.waitingSends.removeAll { $0.id == id }
+                return state.sends.removeValue(forKey: id)
+            }
             waiting?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Hands waiting sends to the connection, in order, while the outbox has room; fails them all
+    /// once nothing may be sent (the socket closing or over).
+    private func admitWaitingSends(_ state: inout State, effects: inout Effects) {
+        guard !state.waitingSends.isEmpty else { return }
+        if let refusal = refusal(state) {
+            let refused = state.waitingSends.compactMap { state.sends.removeValue(forKey: $0.id) }
+            state.waitingSends = []
+            effects += refused.map { send in { send.resume(throwing: refusal) } }
+            return
+        }
+        while let (id, message) = state.waitingSends.first, state.queuedSendBytes < Self.maximumQueuedSendBytes {
+            state.waitingSends.removeFirst()
+            let actions = state.connection.value.send(message)
+            apply(actions, to: &state, effects: &effects, completing: id)
         }
     }
 
@@ -312,6 +345,8 @@ final class WebSocketEngine: Sendable {
                 // The caller's mistake (a close code that may not be sent): the event did nothing.
                 preconditionFailure("\(error)")
             }
+            // A close (ours, a timer's) refuses the sends still waiting.
+            admitWaitingSends(&state, effects: &effects)
             // Closing: the pump reads on whatever the inbox holds (the peer's close frame must be
             // read), so a pump parked on a full inbox goes back to reading.
             if state.isClosing, let pump = state.pumpWaitingForRoom {
@@ -353,6 +388,7 @@ final class WebSocketEngine: Sendable {
                 }
                 // The last write of a send completes it (a message is one write).
                 state.outbox.append(.bytes(bytes, send: send, isReply: areReplies))
+                if !areReplies { state.queuedSendBytes += bytes.count }
                 send = nil
                 effects += wakeWriter(&state)
             case .deliver(let message):
@@ -448,6 +484,7 @@ final class WebSocketEngine: Sendable {
             var effects: Effects = []
             _ = state.connection.value.connectionEnded()
             finish(Ending(close: WebSocketClose(code: .abnormalClosure), error: error), in: &state, effects: &effects)
+            admitWaitingSends(&state, effects: &effects)
             return effects
         }
         channel.close()
@@ -564,6 +601,8 @@ final class WebSocketEngine: Sendable {
             var effects: Effects = []
             let actions = bytes.map { state.connection.value.receive($0) } ?? state.connection.value.connectionEnded()
             apply(actions, to: &state, effects: &effects, areReplies: true)
+            // The peer's close (or a violation) refuses the sends still waiting.
+            admitWaitingSends(&state, effects: &effects)
             return effects
         }
         for effect in effects { effect() }
@@ -572,9 +611,19 @@ final class WebSocketEngine: Sendable {
     /// Writes the outbox in order; closes the channel at its end.
     private func writeLoop() async {
         while true {
-            let next: Outgoing? = state.withLock { state in
-                state.outbox.isEmpty ? nil : state.outbox.removeFirst()
+            let (next, effects): (Outgoing?, Effects) = state.withLock { state in
+                guard !state.outbox.isEmpty else { return (nil, []) }
+                let next = state.outbox.removeFirst()
+                var effects: Effects = []
+                if case .bytes(let bytes, _, isReply: false) = next {
+                    // Room in the outbox: the next waiting send is handed to the connection (its
+                    // encoding overlaps this write).
+                    state.queuedSendBytes -= bytes.count
+                    admitWaitingSends(&state, effects: &effects)
+                }
+                return (next, effects)
             }
+            for effect in effects { effect() }
             switch next {
             case .bytes(let bytes, let send, _):
                 do {
