@@ -302,20 +302,39 @@ struct WebSocketEndToEndTests {
 
     // MARK: Hostile peers (the review of issue 27)
 
-    @Test("an endless stream of 100 Continue heads fails the handshake at the 17th, not at the deadline")
-    func interimFlood() async throws {
+    /// A hostile answer to the handshake: the path, the error kind it must end with, and words of
+    /// the error's message.
+    struct HostileHandshake: Sendable, CustomTestStringConvertible {
+        let path: String
+        let kind: APIError.Kind
+        let words: String
+        var testDescription: String { path }
+    }
+
+    @Test(
+        "hostile handshakes fail at their bound, not at the deadline, and the loop that read them stays free",
+        arguments: [
+            // 100 Continue heads without end: the 17th fails.
+            HostileHandshake(path: "interim-flood", kind: .transport(.badResponse), words: "interim"),
+            // A refusal's chunk-size line that never ends: 4 KiB of it fails.
+            HostileHandshake(path: "chunk-noend", kind: .transport(.badResponse), words: "chunk-size line"),
+            // A refusal's one-byte chunks with 4,000-byte extensions, without end: 4 MiB on the wire.
+            HostileHandshake(path: "chunk-extensions", kind: .transport(.responseTooLarge), words: "on the wire"),
+        ])
+    func hostileHandshake(_ hostile: HostileHandshake) async throws {
         let client = try client(LocalServers.rawWebSocket)
         let error = await #expect(throws: APIError.self) {
             _ = try await client.webSocket(
-                WebSocketRequest(path: "interim-flood", query: ["seconds": "100"], timeout: .seconds(60)))
+                WebSocketRequest(
+                    path: Path(stringLiteral: hostile.path), query: ["seconds": "100"], timeout: .seconds(60)))
         }
-        #expect(error?.kind == .transport(.badResponse), "\(String(describing: error))")
-        #expect(error?.message.contains("interim") == true, "\(String(describing: error))")
+        #expect(error?.kind == hostile.kind, "\(String(describing: error))")
+        #expect(error?.message.contains(hostile.words) == true, "\(String(describing: error))")
         // The loop that read them is free: the next socket on the same transport opens.
         let socket = try await client.webSocket(.socket("echo"))
-        try await socket.send(text: "after the flood")
+        try await socket.send(text: "after \(hostile.path)")
         var iterator = socket.messages.makeAsyncIterator()
-        #expect(text(try await iterator.next()) == "after the flood")
+        #expect(text(try await iterator.next()) == "after \(hostile.path)")
         try await socket.close()
     }
 
@@ -327,31 +346,6 @@ struct WebSocketEndToEndTests {
         }
         #expect(error?.kind == .unacceptableStatus(.serviceUnavailable), "\(String(describing: error))")
         #expect(error?.response?.body == Data(repeating: UInt8(ascii: "a"), count: 500_000))
-    }
-
-    @Test("a refused handshake whose chunk-size line never ends fails as a bad response, and the loop stays free")
-    func chunkSizeLineWithoutEnd() async throws {
-        let client = try client(LocalServers.rawWebSocket)
-        let error = await #expect(throws: APIError.self) {
-            _ = try await client.webSocket(
-                WebSocketRequest(path: "chunk-noend", query: ["seconds": "100"], timeout: .seconds(60)))
-        }
-        #expect(error?.kind == .transport(.badResponse), "\(String(describing: error))")
-        #expect(error?.message.contains("chunk-size line") == true, "\(String(describing: error))")
-        let socket = try await client.webSocket(.socket("echo"))
-        try await socket.send(text: "after the endless line")
-        var iterator = socket.messages.makeAsyncIterator()
-        #expect(text(try await iterator.next()) == "after the endless line")
-        try await socket.close()
-    }
-
-    @Test("a refused handshake's endless chunks with long extensions stop at 4 MiB on the wire")
-    func chunkExtensionsFlood() async throws {
-        let error = await #expect(throws: APIError.self) {
-            _ = try await client(LocalServers.rawWebSocket).webSocket(
-                WebSocketRequest(path: "chunk-extensions", query: ["seconds": "100"], timeout: .seconds(60)))
-        }
-        #expect(error?.kind == .transport(.responseTooLarge), "\(String(describing: error))")
     }
 
     @Test("keepalive during a slow close: close() waits for the peer's close frame, not failing on a ping")
