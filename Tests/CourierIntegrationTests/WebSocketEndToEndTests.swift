@@ -85,6 +85,41 @@ struct WebSocketEndToEndTests {
         #expect(try await socket.close().code == .normalClosure)
     }
 
+    @Test(
+        "senders at once, past the 1 MiB queued: every message arrives once, each sender's in order",
+        arguments: ["echo", "echo-plain"])
+    func concurrentSenders(path: String) async throws {
+        let socket = try await client(LocalServers.webSocket).webSocket(.socket(Path(stringLiteral: path)))
+        // Small and 300 KB messages mixed: the large ones fill the queue, so later sends wait.
+        let senders = 8
+        let perSender = 24
+        let reader = Task { () -> [[Int]] in
+            var seen = [[Int]](repeating: [], count: senders)
+            var iterator = socket.messages.makeAsyncIterator()
+            for _ in 0..<(senders * perSender) {
+                guard case .binary(let data) = try await iterator.next() else { break }
+                seen[Int(data[0])].append(Int(data[1]))
+            }
+            return seen
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for sender in 0..<senders {
+                group.addTask {
+                    for index in 0..<perSender {
+                        var message = Data(count: index % 3 == 0 ? 300_000 : 16)
+                        message[0] = UInt8(sender)
+                        message[1] = UInt8(index)
+                        try await socket.send(message)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let seen = try await reader.value
+        for sender in 0..<senders { #expect(seen[sender] == Array(0..<perSender), "sender \(sender)") }
+        try await socket.close()
+    }
+
     @Test("the typed view decodes each message")
     func typedMessages() async throws {
         let socket = try await client(LocalServers.webSocket).webSocket(.socket("echo"))
