@@ -25,6 +25,13 @@ static double now(void) {
     return time.tv_sec + time.tv_nsec / 1e9;
 }
 
+/* Context switches, voluntary and not, of the whole process. */
+static long switches(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_nvcsw + usage.ru_nivcsw;
+}
+
 static double cpu(void) {
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
@@ -48,6 +55,7 @@ int main(int argc, char **argv) {
     size_t received = 0;
     long started = 0, finished = 0;
     double start = now(), cpu_start = cpu();
+    long switches_start = switches();
     for (long index = 0; index < concurrency; index++) {
         CURL *easy = curl_easy_init();
         curl_easy_setopt(easy, CURLOPT_URL, url);
@@ -88,7 +96,7 @@ int main(int argc, char **argv) {
         }
         if (finished < count) curl_multi_poll(multi, NULL, 0, 1000, NULL);
     }
-    printf("%.6f %.6f\n", now() - start, cpu() - cpu_start);
+    printf("%.6f %.6f %ld\n", now() - start, cpu() - cpu_start, switches() - switches_start);
     curl_multi_cleanup(multi);
     return 0;
 }

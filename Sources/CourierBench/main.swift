@@ -106,6 +106,8 @@ struct Sample {
     let newConnections: Int?
     /// How far the resident memory's peak rose during the run, where it is measured.
     var peakGrowthMegabytes: Double? = nil
+    /// The process's context switches (voluntary and not, every thread) per request.
+    var contextSwitchesPerRequest: Double? = nil
 }
 
 enum Clock {
@@ -124,6 +126,12 @@ enum Clock {
         let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
         let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
         return user + system
+    }
+
+    /// Context switches of the whole process so far, voluntary and not (every thread).
+    static func contextSwitches() -> Int {
+        let usage = usage()
+        return usage.ru_nvcsw + usage.ru_nivcsw
     }
 
     static func peakResidentMegabytes() -> Double {
@@ -152,6 +160,7 @@ func measureRequests(
 {
     let connectionsBefore = await acceptedConnections(status)
     let cpuBefore = Clock.cpuSeconds()
+    let switchesBefore = Clock.contextSwitches()
     let start = ContinuousClock.now
     let claimed = Locked(0)
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -177,12 +186,13 @@ func measureRequests(
     let elapsed = ContinuousClock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let cpu = Clock.cpuSeconds() - cpuBefore
+    let switches = Clock.contextSwitches() - switchesBefore
     let connectionsAfter = await acceptedConnections(status)
     // The status request may itself open a connection: the count can be one too high, never too low.
     let connections = connectionsBefore.flatMap { before in connectionsAfter.map { max(0, $0 - before) } }
     return Sample(
         requestsPerSecond: Double(count) / seconds, cpuMicrosecondsPerRequest: cpu / Double(count) * 1e6,
-        newConnections: connections)
+        newConnections: connections, contextSwitchesPerRequest: Double(switches) / Double(count))
 }
 
 struct Page: Decodable, Sendable {
@@ -230,14 +240,16 @@ struct Implementation {
             let fields = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap {
                 Double($0.trimmingCharacters(in: .whitespacesAndNewlines))
             }
-            guard process.terminationStatus == 0, fields.count == 2, fields[0] > 0 else {
+            // Seconds, CPU seconds, and (from the C program) context switches.
+            guard process.terminationStatus == 0, fields.count >= 2, fields[0] > 0 else {
                 throw ProgramFailure(path: path, status: process.terminationStatus)
             }
             let connectionsAfter = await acceptedConnections(status)
             return Sample(
                 requestsPerSecond: Double(count) / fields[0],
                 cpuMicrosecondsPerRequest: fields[1] / Double(count) * 1e6,
-                newConnections: connectionsBefore.flatMap { before in connectionsAfter.map { max(0, $0 - before) } })
+                newConnections: connectionsBefore.flatMap { before in connectionsAfter.map { max(0, $0 - before) } },
+                contextSwitchesPerRequest: fields.count > 2 ? fields[2] / Double(count) : nil)
         }
     }
 }
@@ -266,6 +278,7 @@ struct Row: Encodable {
     let cpuMicrosecondsPerRequest: Double
     let newConnections: Int?
     let peakGrowthMegabytes: Double?
+    let contextSwitchesPerRequest: Double?
 }
 
 func median(_ values: [Double]) -> Double {
@@ -501,8 +514,10 @@ let scenarios = plainScenarios + tlsScenarios(settings, scale: scale) + webSocke
 @MainActor func runBenchmarks() async throws {
     var rows: [Row] = []
     print("courier-bench: \(settings.rounds) rounds after a warm-up\(settings.quick ? " (quick)" : "")\n")
-    print("| scenario | implementation | median req/s | min–max | ratio (paired) | CPU µs/req | new TCP | peak RSS + |")
-    print("|---|---|---:|---|---:|---:|---:|---:|")
+    print(
+        "| scenario | implementation | median req/s | min–max | ratio (paired) | CPU µs/req | ctx sw/req | new TCP "
+            + "| peak RSS + |")
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|")
     for var scenario in scenarios where settings.only.map(scenario.name.contains) ?? true {
         if let wanted = settings.implementation {
             // "=NAME" keeps only the implementation named exactly so (for profiling one of them).
@@ -532,15 +547,21 @@ let scenarios = plainScenarios + tlsScenarios(settings, scale: scale) + webSocke
                 minPerSecond: throughput.min() ?? 0, maxPerSecond: throughput.max() ?? 0, ratioToBaseline: ratio,
                 cpuMicrosecondsPerRequest: median(samples[index].map(\.cpuMicrosecondsPerRequest)),
                 newConnections: connections.isEmpty ? nil : connections.reduce(0, +) / connections.count,
-                peakGrowthMegabytes: samples[index].compactMap(\.peakGrowthMegabytes).max())
+                peakGrowthMegabytes: samples[index].compactMap(\.peakGrowthMegabytes).max(),
+                contextSwitchesPerRequest: {
+                    let values = samples[index].compactMap(\.contextSwitchesPerRequest)
+                    return values.isEmpty ? nil : median(values)
+                }())
             rows.append(row)
             let ratioText = ratio.map { String(format: "%.2f×", $0) } ?? "baseline"
             let connectionText = row.newConnections.map(String.init) ?? "–"
             let memoryText = row.peakGrowthMegabytes.map { String(format: "%.0f MB", $0) } ?? "–"
+            let switchesText = row.contextSwitchesPerRequest.map { String(format: "%.2f", $0) } ?? "–"
             print(
                 "| \(scenario.name) | \(implementation.name) | \(String(format: row.medianPerSecond < 100 ? "%.2f" : "%.0f", row.medianPerSecond)) | "
                     + "\(String(format: row.medianPerSecond < 100 ? "%.2f–%.2f" : "%.0f–%.0f", row.minPerSecond, row.maxPerSecond)) | \(ratioText) | "
-                    + "\(String(format: "%.1f", row.cpuMicrosecondsPerRequest)) | \(connectionText) | \(memoryText) |")
+                    + "\(String(format: "%.1f", row.cpuMicrosecondsPerRequest)) | \(switchesText) | \(connectionText) | "
+                    + "\(memoryText) |")
         }
     }
     print("\npeak RSS: \(String(format: "%.0f", Clock.peakResidentMegabytes())) MB")
