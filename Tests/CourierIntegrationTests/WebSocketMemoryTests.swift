@@ -70,6 +70,51 @@ struct WebSocketMemoryTests {
         await #expect(throws: APIError.self) { try await socket.close() }
     }
 
+    /// A socket to a peer that never reads, with 32 sends of 1 MiB started: more than the kernel's
+    /// buffers hold, so one is stuck being written, one queued, and the rest wait unencoded. Small
+    /// ones, so what is still being encoded when a test measures is a megabyte or two.
+    private func stuckSocket() async throws -> (WebSocket, [Task<Void, any Error>]) {
+        let socket = try await client(LocalServers.rawWebSocket).webSocket(
+            .socket("no-read", query: ["seconds": "100"]), options: WebSocketOptions(closeTimeout: .seconds(1)))
+        let message = Data(count: 1 << 20)
+        let stuck = (0..<32).map { _ in Task { try await socket.send(message) } }
+        try await Task.sleep(for: .milliseconds(500))
+        return (socket, stuck)
+    }
+
+    @Test("a peer that never reads: 200,000 pings cancelled leave nothing queued")
+    func cancelledPingsToAPeerThatNeverReads() async throws {
+        let (socket, stuck) = try await stuckSocket()
+        let before = try #require(ProcessMemory.residentBytes())
+        ProcessMemory.resetPeak()
+        for _ in 0..<200 {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<1000 { group.addTask { _ = try? await socket.ping() } }
+                group.cancelAll()
+            }
+        }
+        let peak = try #require(ProcessMemory.peakBytes())
+        // About 240 bytes a ping were their frames queued: 46 MB.
+        #expect(peak - before < 16 << 20, "the peak resident size grew by \(peak - before) bytes")
+        await #expect(throws: APIError.self) { try await socket.close() }
+        for task in stuck { _ = await task.result }
+    }
+
+    @Test("a peer that never reads: 100,000 waiting sends cancelled at once leave in moments, not minutes")
+    func manyWaitingSendsCancelled() async throws {
+        let (socket, stuck) = try await stuckSocket()
+        let start = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<100_000 { group.addTask { try? await socket.send(text: "\(index)") } }
+            group.cancelAll()
+        }
+        // Each cancel searched the whole queue: 106 s for 50,000 (quadratic); now microseconds each,
+        // a few seconds for all, on a machine however busy.
+        #expect(ContinuousClock.now - start < .seconds(45))
+        await #expect(throws: APIError.self) { try await socket.close() }
+        for task in stuck { _ = await task.result }
+    }
+
     @Test("a peer that floods pings and never reads: one pong waits, memory stays flat")
     func pingFlood() async throws {
         let client = try client(LocalServers.rawWebSocket)

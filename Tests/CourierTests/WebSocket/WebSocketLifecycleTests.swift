@@ -80,6 +80,47 @@ struct WebSocketLifecycleTests {
         #expect(received == total)
     }
 
+    @Test("ping() from a task already cancelled throws CancellationError at once, as send does")
+    func pingFromACancelledTask() async throws {
+        let (client, _) = socketClient { peer in
+            peer.answersPings = false
+            for try await _ in peer.messages {}
+        }
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
+        let ping = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await socket.ping()
+        }
+        // Before: the waiter was registered after the cancellation handler ran, and waited for a
+        // pong that never came, until the socket closed (here: after 30 s, failing the ping with
+        // an APIError instead).
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(30))
+            _ = try? await socket.close()
+        }
+        await #expect(throws: CancellationError.self) { try await ping.value }
+        watchdog.cancel()
+        _ = try await finishing { try await socket.close() }
+    }
+
+    @Test("pings while one waits to be written share its frame; each is answered by its pong")
+    func pingsShareAQueuedFrame() async throws {
+        let (client, stub) = socketClient { peer in
+            for try await _ in peer.messages {}
+        }
+        let socket = try await client.webSocket(.socket("chat"), options: patient)
+        let reader = Task { for try await _ in socket.messages {} }
+        let rounds = try await withThrowingTaskGroup(of: Duration.self) { group in
+            for _ in 0..<50 { group.addTask { try await socket.ping() } }
+            return try await group.reduce(into: [Duration]()) { $0.append($1) }
+        }
+        #expect(rounds.count == 50)
+        // At least one frame, at most one per ping.
+        #expect((1...50).contains(stub.webSocketPeers.first?.pingsReceived ?? 0))
+        _ = try await finishing { try await socket.close() }
+        _ = await reader.result
+    }
+
     @Test("keepalive: a peer that stops answering pings ends the socket with timedOut")
     func keepaliveDetectsDeadPeer() async throws {
         let (client, stub) = socketClient { peer in

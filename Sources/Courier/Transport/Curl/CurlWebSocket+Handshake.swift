@@ -55,22 +55,26 @@ extension CurlWebSocket {
         return "\(host):\(port)"
     }
 
-    /// Reads until the head ended and acts on it: `true` once it did (the phase moved on), `false`
-    /// when the socket would block.
-    func readHead(buffer: inout [UInt8]) throws -> Bool {
+    /// Reads until the head ended and acts on it: `.done` once it did (the phase moved on). One
+    /// read per turn of the loop, so a server that sends without end never keeps the loop thread
+    /// (nor the handshake's deadline) waiting.
+    func readHead(buffer: inout [UInt8]) throws -> Progress {
+        var hasRead = false
         while true {
             if let end = headEnd() {
                 let head = Array(incoming[..<end])
                 incoming.removeFirst(end)
                 headScanned = 0
-                if try takeHead(head) { return true }
+                if try takeHead(head) { return .done }
                 continue
             }
             guard incoming.count <= Self.maximumHeadSize else {
                 throw APIError(
                     .transport(.badResponse), message: "the handshake's response head is over 1 MiB", request: request)
             }
-            guard let count = try receive(into: &buffer) else { return false }
+            if hasRead { return .again }
+            hasRead = true
+            guard let count = try receive(into: &buffer) else { return .wouldBlock }
             guard count > 0 else {
                 throw APIError(
                     .transport(.badResponse),
@@ -164,15 +168,27 @@ extension CurlWebSocket {
         return .length(length)
     }
 
-    /// Reads a refused handshake's body: `true` once the response went to the caller (the
-    /// connection is closed then), `false` when the socket would block.
-    func readRefusal(_ response: HTTPResponse, framing: RefusalFraming, buffer: inout [UInt8]) throws -> Bool {
+    /// Reads a refused handshake's body: `.done` once the response went to the caller (the
+    /// connection is closed then). One read per turn of the loop, as ``readHead(buffer:)``.
+    func readRefusal(_ response: HTTPResponse, framing: RefusalFraming, buffer: inout [UInt8]) throws -> Progress {
+        var hasRead = false
         while true {
             var body: [UInt8]?
             switch framing {
             case .length(let length): if incoming.count >= length { body = Array(incoming.prefix(length)) }
             case .chunked:
-                if try Self.dechunk(&incoming, into: &refusalBody, request: request) { body = refusalBody }
+                // Each byte decoded once, as it came.
+                do throws(ChunkedBodyDecoder.Failure) {
+                    try refusalDecoder.feed(incoming[...])
+                } catch .tooLarge {
+                    throw APIError(
+                        .transport(.responseTooLarge), message: "the refused handshake's body is over 1 MiB",
+                        request: request)
+                } catch .malformed(let reason) {
+                    throw APIError(.transport(.badResponse), message: reason, request: request)
+                }
+                incoming.removeAll(keepingCapacity: true)
+                if refusalDecoder.isComplete { body = refusalDecoder.body }
             case .untilClose: break
             }
             if body == nil, incoming.count > Self.maximumRefusalBody * 2 {
@@ -181,10 +197,12 @@ extension CurlWebSocket {
                     request: request)
             }
             if body == nil {
-                guard let count = try receive(into: &buffer) else { return false }
+                if hasRead { return .again }
+                hasRead = true
+                guard let count = try receive(into: &buffer) else { return .wouldBlock }
                 if count > 0 {
                     // Framing included (chunk-size lines, extensions): a server that sends without
-                    // end never keeps the loop thread here.
+                    // end is stopped at a bound, whatever its chunks decode to.
                     refusalBytesRead += count
                     guard refusalBytesRead <= Self.maximumRefusalWire else {
                         throw APIError(
@@ -216,56 +234,7 @@ extension CurlWebSocket {
                 return shared.opening
             }
             opening?.resume(returning: (refused, nil))
-            return true
-        }
-    }
-
-    /// A chunked body's bytes once its last chunk arrived, else `nil`.
-    static func dechunked(_ bytes: [UInt8], request: HTTPRequest) throws -> [UInt8]? {
-        var bytes = bytes
-        var body: [UInt8] = []
-        return try dechunk(&bytes, into: &body, request: request) ? body : nil
-    }
-
-    /// Moves the complete chunks at the start of `bytes` into `body` (each chunk is read once, so a
-    /// body of a million one-byte chunks costs a million steps, not a million squared); `true` once
-    /// the last chunk came. Trailer fields after it are not read.
-    static func dechunk(_ bytes: inout [UInt8], into body: inout [UInt8], request: HTTPRequest) throws -> Bool {
-        var index = 0
-        defer { bytes.removeFirst(index) }
-        while true {
-            // A size line is short: one that goes on past the bound fails now, so an unfinished
-            // line is never searched again and again as it grows.
-            let lineLimit = min(bytes.count, index + maximumChunkLine)
-            guard let lineEnd = bytes[index..<lineLimit].firstIndex(of: UInt8(ascii: "\n")) else {
-                guard bytes.count - index < maximumChunkLine else {
-                    throw APIError(
-                        .transport(.badResponse),
-                        message: "a chunk-size line is over \(maximumChunkLine) bytes without ending", request: request)
-                }
-                return false
-            }
-            let sizeText =
-                String(decoding: bytes[index..<lineEnd], as: UTF8.self)
-                .split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
-            guard let size = Int(sizeText, radix: 16), size >= 0, size <= maximumRefusalBody else {
-                throw APIError(.transport(.badResponse), message: "a chunk size is not hexadecimal", request: request)
-            }
-            if size == 0 {
-                index = lineEnd + 1
-                return true
-            }
-            var next = lineEnd + 1 + size
-            // The chunk's CRLF (or LF).
-            if next < bytes.count, bytes[next] == UInt8(ascii: "\r") { next += 1 }
-            guard next < bytes.count else { return false }
-            guard body.count + size <= maximumRefusalBody else {
-                throw APIError(
-                    .transport(.responseTooLarge), message: "the refused handshake's body is over 1 MiB",
-                    request: request)
-            }
-            body.append(contentsOf: bytes[(lineEnd + 1)..<(lineEnd + 1 + size)])
-            index = next + 1
+            return .done
         }
     }
 }

@@ -106,13 +106,18 @@ extension CurlWebSocket {
             phase = .readingHead
         }
         if case .readingHead = phase {
-            guard try readHead(buffer: &buffer) else { return (Int16(CCURL_WAIT_POLLIN), nil) }
+            switch try readHead(buffer: &buffer) {
+            case .done: break
+            case .wouldBlock: return (Int16(CCURL_WAIT_POLLIN), nil)
+            case .again: return (Int16(CCURL_WAIT_POLLIN), .zero)
+            }
         }
         if case .readingRefusal(let response, let framing) = phase {
-            guard try readRefusal(response, framing: framing, buffer: &buffer) else {
-                return (Int16(CCURL_WAIT_POLLIN), nil)
+            switch try readRefusal(response, framing: framing, buffer: &buffer) {
+            case .done: return (0, nil)
+            case .wouldBlock: return (Int16(CCURL_WAIT_POLLIN), nil)
+            case .again: return (Int16(CCURL_WAIT_POLLIN), .zero)
             }
-            return (0, nil)
         }
         guard case .open = phase else { return (0, nil) }
         return (try moveChannelBytes(buffer: &buffer), nil)

@@ -54,6 +54,14 @@ final class CurlWebSocket: @unchecked Sendable {
 
     // MARK: Loop thread
 
+    /// How far a read of the handshake went: to its end, until the socket would block, or one
+    /// read, then back to the loop (which calls again at once: TLS may hold bytes no poll announces).
+    enum Progress {
+        case done
+        case wouldBlock
+        case again
+    }
+
     enum Phase {
         case connecting
         case sendingHandshake
@@ -76,8 +84,8 @@ final class CurlWebSocket: @unchecked Sendable {
     var headScanned = 0
     /// The interim (`1xx`) heads read so far: a server may send a few, not an endless stream.
     var interimHeads = 0
-    /// A chunked refusal's body decoded so far (its chunks are taken out of `incoming` as they end).
-    var refusalBody: [UInt8] = []
+    /// A chunked refusal's body, decoded as it comes.
+    var refusalDecoder = ChunkedBodyDecoder(limit: maximumRefusalBody)
     /// The bytes read for a refused handshake's body so far, framing included.
     var refusalBytesRead = 0
 
@@ -89,8 +97,6 @@ final class CurlWebSocket: @unchecked Sendable {
     static let maximumRefusalBody = 1 << 20
     /// The most bytes read for a refused handshake's body, chunk framing included.
     static let maximumRefusalWire = 4 * maximumRefusalBody
-    /// The longest chunk-size line of a refused handshake's body (the size and its extensions).
-    static let maximumChunkLine = 4096
     /// The most one read takes from the connection: the most the loop holds for a reader.
     let readSize: Int
 

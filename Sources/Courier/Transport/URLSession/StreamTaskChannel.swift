@@ -114,16 +114,24 @@
                 throw APIError(.transport(.responseTooLarge), message: message, request: request)
             }
             var received = start
+            // A chunked body is decoded as it comes, each byte once.
+            var decoder = ChunkedBodyDecoder(limit: limit)
+            var decoded = 0
             while true {
                 switch framing {
                 case .length(let length) where received.count >= length:
                     return Array(received.prefix(length))
                 case .chunked:
-                    do {
-                        if let body = try UpgradeHead.dechunk(received[...]) { return body }
-                    } catch {
-                        throw APIError(.transport(.badResponse), message: error.reason, request: request)
+                    do throws(ChunkedBodyDecoder.Failure) {
+                        try decoder.feed(received[decoded...])
+                        decoded = received.count
+                    } catch .tooLarge {
+                        let message = "the handshake's response body is larger than \(limit) bytes"
+                        throw APIError(.transport(.responseTooLarge), message: message, request: request)
+                    } catch .malformed(let reason) {
+                        throw APIError(.transport(.badResponse), message: reason, request: request)
                     }
+                    if decoder.isComplete { return decoder.body }
                 default:
                     break
                 }

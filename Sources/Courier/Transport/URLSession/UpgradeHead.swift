@@ -150,39 +150,21 @@ enum UpgradeHead {
     }
 
     /// The body a chunked `encoded` carries, or `nil` while its last chunk (and the trailers'
-    /// empty line) has not arrived.
+    /// empty line) has not arrived (``ChunkedBodyDecoder`` in one piece; a transport reading
+    /// piece by piece feeds a decoder of its own).
     ///
-    /// - Throws: ``Malformed`` for a chunk size that is not hexadecimal or a chunk without its CRLF.
-    static func dechunk(_ encoded: ArraySlice<UInt8>) throws(Malformed) -> [UInt8]? {
-        var body: [UInt8] = []
-        var index = encoded.startIndex
-        while true {
-            guard let lineEnd = encoded[index...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-            let line = encoded[index..<lineEnd]
-            let sizeText =
-                String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self)
-                .split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first?
-                .trimmingCharacters(in: .whitespaces) ?? ""
-            guard !sizeText.isEmpty, sizeText.count <= 15, let size = Int(sizeText, radix: 16) else {
-                throw Malformed(reason: "a chunk size of the response body is not hexadecimal")
+    /// - Throws: ``Malformed`` for a chunk size that is not hexadecimal, a chunk without its CRLF,
+    ///   a line or body over the decoder's bounds.
+    static func dechunk(_ encoded: ArraySlice<UInt8>, limit: Int = 1 << 20) throws(Malformed) -> [UInt8]? {
+        var decoder = ChunkedBodyDecoder(limit: limit)
+        do throws(ChunkedBodyDecoder.Failure) {
+            try decoder.feed(encoded)
+        } catch {
+            switch error {
+            case .tooLarge: throw Malformed(reason: "the response body is larger than \(limit) bytes")
+            case .malformed(let reason): throw Malformed(reason: reason)
             }
-            index = lineEnd + 1
-            if size == 0 {
-                // Trailer lines, up to the empty line.
-                while true {
-                    guard let end = encoded[index...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-                    let line = encoded[index..<end]
-                    index = end + 1
-                    if line.isEmpty || line == [UInt8(ascii: "\r")] { return body }
-                }
-            }
-            guard encoded.endIndex - index >= size + 2 else { return nil }
-            body += encoded[index..<(index + size)]
-            index += size
-            guard encoded[index] == UInt8(ascii: "\r"), encoded[index + 1] == UInt8(ascii: "\n") else {
-                throw Malformed(reason: "a chunk of the response body does not end with CRLF")
-            }
-            index += 2
         }
+        return decoder.isComplete ? decoder.body : nil
     }
 }

@@ -106,7 +106,9 @@ public final class WebSocket: Sendable {
 
     /// Sends a ping and waits for the peer's pong.
     ///
-    /// The pong arrives through the reading side, so the socket must be read meanwhile.
+    /// The pong arrives through the reading side, so the socket must be read meanwhile. While a
+    /// ping of ours still waits to be written (a peer that does not read), a new call joins it
+    /// rather than queueing another frame.
     ///
     /// - Returns: the round trip.
     /// - Throws: ``APIError`` when the socket is closing or ends before the pong, or

@@ -30,15 +30,75 @@ final class WebSocketEngine: Sendable {
 
     private enum Outgoing: Sendable {
         /// A write; `send` names the ``send(_:)`` it completes; `isReply`: the connection wrote it
-        /// in answer to the peer (a pong, the close reply), and a later reply replaces it.
-        case bytes([UInt8], send: UInt64?, isReply: Bool)
+        /// in answer to the peer (a pong, the close reply), and a later reply replaces it;
+        /// `isPing`: our ping, which later pings join while it waits.
+        case bytes([UInt8], send: UInt64?, isReply: Bool, isPing: Bool = false)
         case close
     }
 
     private struct PingWaiter: Sendable {
+        /// The ping whose pong answers it (several waiters may share one ping).
         let id: UInt64
+        /// This waiter, for its cancellation.
+        let token: UInt64
         let sent: ContinuousClock.Instant
         let continuation: CheckedContinuation<Duration, any Error>
+    }
+
+    /// The sends not handed to the connection yet, in the order they came: a cancelled one leaves
+    /// in constant time (its number stays in `order` and is skipped).
+    private struct WaitingSends: Sendable {
+        private var order: [UInt64] = []
+        private var head = 0
+        private var messages: [UInt64: WebSocketMessage] = [:]
+
+        var isEmpty: Bool { messages.isEmpty }
+
+        mutating func append(_ id: UInt64, _ message: WebSocketMessage) {
+            order.append(id)
+            messages[id] = message
+        }
+
+        mutating func remove(_ id: UInt64) {
+            messages[id] = nil
+            if messages.isEmpty {
+                order.removeAll(keepingCapacity: true)
+                head = 0
+            }
+        }
+
+        /// The first waiting send, taken out.
+        mutating func popFirst() -> (id: UInt64, message: WebSocketMessage)? {
+            while head < order.count {
+                let id = order[head]
+                head += 1
+                if let message = messages.removeValue(forKey: id) {
+                    compact()
+                    return (id, message)
+                }
+            }
+            compact()
+            return nil
+        }
+
+        /// Every waiting send's number, taken out.
+        mutating func removeAll() -> [UInt64] {
+            let ids = order[head...].filter { messages[$0] != nil }
+            order = []
+            head = 0
+            messages = [:]
+            return ids
+        }
+
+        private mutating func compact() {
+            if head == order.count {
+                order.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head > 1024, head * 2 > order.count {
+                order.removeFirst(head)
+                head = 0
+            }
+        }
     }
 
     private struct State: Sendable {
@@ -53,7 +113,7 @@ final class WebSocketEngine: Sendable {
         /// The sends waiting for their bytes to be handed to the channel, by number.
         var sends: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         /// Sends not handed to the connection yet (the outbox was full), in the order they came.
-        var waitingSends: [(id: UInt64, message: WebSocketMessage)] = []
+        var waitingSends = WaitingSends()
         /// The bytes of our own writes (not replies) in the outbox.
         var queuedSendBytes = 0
         var lastSendID: UInt64 = 0
@@ -63,6 +123,10 @@ final class WebSocketEngine: Sendable {
         var endingWaiters: [CheckedContinuation<Void, Never>] = []
         var pings: [PingWaiter] = []
         var lastPingID: UInt64 = 0
+        var lastPingToken: UInt64 = 0
+        /// Our ping waiting in the outbox, if one does: a new ping joins it rather than queueing
+        /// another (a peer that never reads cannot make pings pile up).
+        var queuedPingID: UInt64?
         var closeTimer: Task<Void, Never>?
         var keepalive: Task<Void, Never>?
         /// Whether the caller started the close (``close(code:reason:)``, leaving the loop).
@@ -208,7 +272,7 @@ final class WebSocketEngine: Sendable {
                     if let refusal = refusal(state) { return [{ continuation.resume(throwing: refusal) }] }
                     var effects: Effects = []
                     state.sends[id] = continuation
-                    state.waitingSends.append((id, message))
+                    state.waitingSends.append(id, message)
                     admitWaitingSends(&state, effects: &effects)
                     return effects
                 }
@@ -216,7 +280,7 @@ final class WebSocketEngine: Sendable {
             }
         } onCancel: {
             let waiting = state.withLock { state in
-                state.waitingSends.removeAll { $0.id == id }
+                state.waitingSends.remove(id)
                 return state.sends.removeValue(forKey: id)
             }
             waiting?.resume(throwing: CancellationError())
@@ -228,39 +292,48 @@ final class WebSocketEngine: Sendable {
     private func admitWaitingSends(_ state: inout State, effects: inout Effects) {
         guard !state.waitingSends.isEmpty else { return }
         if let refusal = refusal(state) {
-            let refused = state.waitingSends.compactMap { state.sends.removeValue(forKey: $0.id) }
-            state.waitingSends = []
+            let refused = state.waitingSends.removeAll().compactMap { state.sends.removeValue(forKey: $0) }
             effects += refused.map { send in { send.resume(throwing: refusal) } }
             return
         }
-        while let (id, message) = state.waitingSends.first, state.queuedSendBytes < Self.maximumQueuedSendBytes {
-            state.waitingSends.removeFirst()
+        while state.queuedSendBytes < Self.maximumQueuedSendBytes, let (id, message) = state.waitingSends.popFirst() {
             let actions = state.connection.value.send(message)
             apply(actions, to: &state, effects: &effects, completing: id)
         }
     }
 
-    /// Sends a ping and waits for its pong; returns the round trip.
+    /// Sends a ping and waits for its pong; returns the round trip. While a ping of ours waits in
+    /// the outbox (a peer that does not read), a new one joins it rather than queueing another.
     func ping() async throws -> Duration {
-        let id = state.withLock { state in
-            state.lastPingID += 1
-            return state.lastPingID
+        let token = state.withLock { state in
+            state.lastPingToken += 1
+            return state.lastPingToken
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Duration, any Error>) in
                 let effects: Effects = state.withLock { state in
+                    if Task.isCancelled { return [{ continuation.resume(throwing: CancellationError()) }] }
                     if let refusal = refusal(state) { return [{ continuation.resume(throwing: refusal) }] }
+                    if let queued = state.queuedPingID {
+                        state.pings.append(PingWaiter(id: queued, token: token, sent: .now, continuation: continuation))
+                        return []
+                    }
                     var effects: Effects = []
+                    state.lastPingID += 1
+                    let id = state.lastPingID
                     let actions = (try? state.connection.value.ping(Self.payload(ofPing: id))) ?? []
-                    state.pings.append(PingWaiter(id: id, sent: .now, continuation: continuation))
-                    apply(actions, to: &state, effects: &effects)
+                    state.pings.append(PingWaiter(id: id, token: token, sent: .now, continuation: continuation))
+                    apply(actions, to: &state, effects: &effects, isPing: true)
+                    if actions.contains(where: { if case .write = $0 { true } else { false } }) {
+                        state.queuedPingID = id
+                    }
                     return effects
                 }
                 for effect in effects { effect() }
             }
         } onCancel: {
             let waiter = state.withLock { state in
-                state.pings.firstIndex { $0.id == id }.map { state.pings.remove(at: $0) }
+                state.pings.firstIndex { $0.token == token }.map { state.pings.remove(at: $0) }
             }
             waiter?.continuation.resume(throwing: CancellationError())
         }
@@ -362,7 +435,7 @@ final class WebSocketEngine: Sendable {
     /// write, `areReplies` says they answer the peer's frames (``pump()``).
     private func apply(
         _ actions: [WebSocketAction], to state: inout State, effects: inout Effects,
-        completing send: UInt64? = nil, areReplies: Bool = false
+        completing send: UInt64? = nil, areReplies: Bool = false, isPing: Bool = false
     ) {
         var send = send
         for action in actions {
@@ -375,11 +448,11 @@ final class WebSocketEngine: Sendable {
                     // reads gets a few pongs queued, never an outbox that grows.
                     var queued = 0
                     for outgoing in state.outbox {
-                        if case .bytes(_, nil, isReply: true) = outgoing { queued += 1 }
+                        if case .bytes(_, nil, isReply: true, _) = outgoing { queued += 1 }
                     }
                     if queued >= Self.maximumQueuedReplies,
                         let oldest = state.outbox.firstIndex(where: { outgoing in
-                            if case .bytes(_, nil, isReply: true) = outgoing { return true }
+                            if case .bytes(_, nil, isReply: true, _) = outgoing { return true }
                             return false
                         })
                     {
@@ -387,7 +460,7 @@ final class WebSocketEngine: Sendable {
                     }
                 }
                 // The last write of a send completes it (a message is one write).
-                state.outbox.append(.bytes(bytes, send: send, isReply: areReplies))
+                state.outbox.append(.bytes(bytes, send: send, isReply: areReplies, isPing: isPing))
                 if !areReplies { state.queuedSendBytes += bytes.count }
                 send = nil
                 effects += wakeWriter(&state)
@@ -615,7 +688,8 @@ final class WebSocketEngine: Sendable {
                 guard !state.outbox.isEmpty else { return (nil, []) }
                 let next = state.outbox.removeFirst()
                 var effects: Effects = []
-                if case .bytes(let bytes, _, isReply: false) = next {
+                if case .bytes(_, _, _, isPing: true) = next { state.queuedPingID = nil }
+                if case .bytes(let bytes, _, isReply: false, _) = next {
                     // Room in the outbox: the next waiting send is handed to the connection (its
                     // encoding overlaps this write).
                     state.queuedSendBytes -= bytes.count
@@ -625,7 +699,7 @@ final class WebSocketEngine: Sendable {
             }
             for effect in effects { effect() }
             switch next {
-            case .bytes(let bytes, let send, _):
+            case .bytes(let bytes, let send, _, _):
                 do {
                     try await channel.write(bytes)
                     let waiting = send.flatMap { id in state.withLock { $0.sends.removeValue(forKey: id) } }
