@@ -135,7 +135,9 @@
                 default:
                     break
                 }
-                guard received.count <= limit else {
+                // A chunked body's framing may be several times its size (the decoder bounds the
+                // body itself), as on CurlTransport.
+                guard received.count <= (framing == .chunked ? 4 * limit : limit) else {
                     let message = "the handshake's response body is larger than \(limit) bytes"
                     throw APIError(.transport(.responseTooLarge), message: message, request: request)
                 }

@@ -45,62 +45,6 @@ final class WebSocketEngine: Sendable {
         let continuation: CheckedContinuation<Duration, any Error>
     }
 
-    /// The sends not handed to the connection yet, in the order they came: a cancelled one leaves
-    /// in constant time (its number stays in `order` and is skipped).
-    private struct WaitingSends: Sendable {
-        private var order: [UInt64] = []
-        private var head = 0
-        private var messages: [UInt64: WebSocketMessage] = [:]
-
-        var isEmpty: Bool { messages.isEmpty }
-
-        mutating func append(_ id: UInt64, _ message: WebSocketMessage) {
-            order.append(id)
-            messages[id] = message
-        }
-
-        mutating func remove(_ id: UInt64) {
-            messages[id] = nil
-            if messages.isEmpty {
-                order.removeAll(keepingCapacity: true)
-                head = 0
-            }
-        }
-
-        /// The first waiting send, taken out.
-        mutating func popFirst() -> (id: UInt64, message: WebSocketMessage)? {
-            while head < order.count {
-                let id = order[head]
-                head += 1
-                if let message = messages.removeValue(forKey: id) {
-                    compact()
-                    return (id, message)
-                }
-            }
-            compact()
-            return nil
-        }
-
-        /// Every waiting send's number, taken out.
-        mutating func removeAll() -> [UInt64] {
-            let ids = order[head...].filter { messages[$0] != nil }
-            order = []
-            head = 0
-            messages = [:]
-            return ids
-        }
-
-        private mutating func compact() {
-            if head == order.count {
-                order.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head > 1024, head * 2 > order.count {
-                order.removeFirst(head)
-                head = 0
-            }
-        }
-    }
-
     private struct State: Sendable {
         /// `@unchecked` by ``Confined``: only touched under the engine's lock.
         var connection: Confined<WebSocketConnection>
@@ -113,7 +57,7 @@ final class WebSocketEngine: Sendable {
         /// The sends waiting for their bytes to be handed to the channel, by number.
         var sends: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         /// Sends not handed to the connection yet (the outbox was full), in the order they came.
-        var waitingSends = WaitingSends()
+        var waitingSends = WebSocketSendQueue()
         /// The bytes of our own writes (not replies) in the outbox.
         var queuedSendBytes = 0
         var lastSendID: UInt64 = 0
