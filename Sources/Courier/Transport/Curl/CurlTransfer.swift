@@ -419,11 +419,10 @@ extension CurlTransfer {
     /// credentials: an HTTPS request (tunnelled, or direct), or any request through a SOCKS proxy.
     /// A plain-HTTP request through an HTTP proxy may get the proxy's own 407, which libcurl answers.
     static func onlyOriginsChallenge(request: HTTPRequest, configuration: CurlTransport.Configuration) -> Bool {
-        let environment = CurlProxyCheck.environmentVariables.compactMap { ProcessInfo.processInfo.environment[$0] }
         let hasCredentials =
             configuration.proxyCredential != nil
             || configuration.proxy.map { CurlProxyCheck.userInfo(of: $0.absoluteString) != nil } == true
-            || environment.contains { CurlProxyCheck.userInfo(of: $0) != nil }
+            || CurlProxyCheck.environmentProxies().contains { CurlProxyCheck.userInfo(of: $0) != nil }
         guard hasCredentials else { return false }
         if request.url.scheme?.lowercased() == "https" { return true }
         return configuration.proxy?.scheme?.lowercased().hasPrefix("socks") == true
