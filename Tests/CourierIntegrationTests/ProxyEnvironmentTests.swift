@@ -132,6 +132,34 @@ struct ProxyEnvironmentTests {
             #expect(!text.contains(password), "\(text)")
         }
     }
+
+    @Test("an origin's 407 through a tunnel from https_proxy with credentials reaches the caller, the POST sent once")
+    func originChallengeWithEnvironmentCredentials() async throws {
+        let pki = try #require(TestCertificates.shared, "openssl could not make the test certificates")
+        let origin = try await pki.server()
+        // A proxy that wants no credentials: libcurl still has the environment's, unused, when the
+        // origin's 407 comes, and must not answer the origin with them (sending the POST again).
+        let proxy = try await ScriptServer.start(script: "proxy.py", lifetime: 120)
+        var components = try #require(URLComponents(url: proxy.url, resolvingAgainstBaseURL: false))
+        components.user = "courier"
+        components.password = "SENTINEL-env-origin-\(UUID().uuidString.prefix(8))"
+        setenv("https_proxy", try #require(components.url).absoluteString, 1)
+        defer { unsetenv("https_proxy") }
+        let transport = CurlTransport(configuration: .init(tls: .init(certificateAuthorities: pki.authority)))
+        var post = HTTPRequest(url: origin.url.appending(path: "challenge"))
+        post.method = .post
+        post.body = .data(Data("charge-once".utf8))
+
+        let response = try await transport.send(post)
+        unsetenv("https_proxy")
+
+        #expect(response.status.code == 407)
+        let direct = CurlTransport(configuration: .init(tls: .init(certificateAuthorities: pki.authority)))
+        let counts = try JSONDecoder().decode(
+            [String: Int].self,
+            from: try await direct.send(HTTPRequest(url: origin.url.appending(path: "challenges"))).body)
+        #expect(counts["posts"] == 1, "the origin got the POST \(counts["posts"] ?? 0) times")
+    }
 }
 
 /// Counts the attempts that pass it (behind a retry middleware).

@@ -96,15 +96,4 @@ struct UpgradeHeadTests {
         #expect(throws: UpgradeHead.Malformed.self) { try UpgradeHead.framing(of: ["Content-Length": "1, 2"]) }
         #expect(throws: UpgradeHead.Malformed.self) { try UpgradeHead.framing(of: ["Content-Length": "-1"]) }
     }
-
-    @Test("a chunked body is decoded once its last chunk and trailers arrived")
-    func dechunk() throws {
-        let encoded = Array("5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\nTrailer: x\r\n\r\n".utf8)
-        #expect(try UpgradeHead.dechunk(encoded[...]) == Array("hello, world".utf8))
-        for end in 0..<encoded.count {
-            #expect(try UpgradeHead.dechunk(encoded[..<end]) == nil, "at \(end)")
-        }
-        #expect(throws: UpgradeHead.Malformed.self) { try UpgradeHead.dechunk(Array("zz\r\n".utf8)[...]) }
-        #expect(throws: UpgradeHead.Malformed.self) { try UpgradeHead.dechunk(Array("2\r\nabcd\r\n".utf8)[...]) }
-    }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// The HTTP/1.1 bytes of a WebSocket opening handshake for a transport that owns a raw byte stream
 /// (URLSessionTransport's `URLSessionStreamTask` on Apple platforms): the request head to write,
-/// the response head to read back, and the body of a response that is not a `101`. Pure values on
+/// the response head to read back, and the framing of a response that is not a `101` (its chunked
+/// body goes through ``ChunkedBodyDecoder``). Pure values on
 /// bytes, no I/O, so they are tested on every platform.
 ///
 /// Rules (RFC 9112): the request line is `GET path?query HTTP/1.1`, `Host` comes first (with the port
@@ -147,24 +148,5 @@ enum UpgradeHead {
             throw Malformed(reason: "the response's Content-Length is not one number")
         }
         return .length(length)
-    }
-
-    /// The body a chunked `encoded` carries, or `nil` while its last chunk (and the trailers'
-    /// empty line) has not arrived (``ChunkedBodyDecoder`` in one piece; a transport reading
-    /// piece by piece feeds a decoder of its own).
-    ///
-    /// - Throws: ``Malformed`` for a chunk size that is not hexadecimal, a chunk without its CRLF,
-    ///   a line or body over the decoder's bounds.
-    static func dechunk(_ encoded: ArraySlice<UInt8>, limit: Int = 1 << 20) throws(Malformed) -> [UInt8]? {
-        var decoder = ChunkedBodyDecoder(limit: limit)
-        do throws(ChunkedBodyDecoder.Failure) {
-            try decoder.feed(encoded)
-        } catch {
-            switch error {
-            case .tooLarge: throw Malformed(reason: "the response body is larger than \(limit) bytes")
-            case .malformed(let reason): throw Malformed(reason: reason)
-            }
-        }
-        return decoder.isComplete ? decoder.body : nil
     }
 }

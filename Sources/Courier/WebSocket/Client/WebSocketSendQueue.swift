@@ -1,5 +1,3 @@
-import Foundation
-
 /// The sends of a ``WebSocketEngine`` not handed to the connection yet, in the order they came.
 ///
 /// A cancelled send leaves in constant time: its number stays in `order` and is skipped when the
