@@ -1,7 +1,7 @@
 // courier-bench: Courier against raw URLSession on the same local server, side by side in one run.
 //
 //   courier-bench --base http://127.0.0.1:PORT [--status http://127.0.0.1:PORT/nginx_status]
-//                 [--quick] [--rounds N] [--output results.json] [--only TEXT] [--implementation TEXT]
+//                 [--quick] [--rounds N] [--output results.json] [--only TEXT] [--implementation TEXT]... (repeatable)
 //                 [--ceiling PATH] [--tls-base https://127.0.0.1:PORT --h2-base https://127.0.0.1:PORT
 //                 --ca CA.pem] [--ws-base http://127.0.0.1:PORT --http-echo-base http://127.0.0.1:PORT
 //                 [--ws-python PYTHON]]
@@ -27,8 +27,9 @@ struct Settings {
     var output: String?
     /// Runs only the scenarios whose name contains this text (for profiling one of them).
     var only: String?
-    /// Runs only the implementations whose name contains this text (or, written `=NAME`, is NAME).
-    var implementation: String?
+    /// Runs only the implementations whose name contains one of these texts (or, written `=NAME`,
+    /// is NAME); the flag may be given more than once.
+    var implementations: [String] = []
     /// The C libcurl program (`scripts/bench_ceiling.c`), measured as the ceiling when given.
     var ceiling: String?
     /// The same files over TLS, HTTP/1.1 only and with HTTP/2, and the CA that signed the server's
@@ -66,7 +67,7 @@ struct Settings {
                 settings.only = value
                 index += 1
             case "--implementation":
-                settings.implementation = value
+                if let value { settings.implementations.append(value) }
                 index += 1
             case "--ceiling":
                 settings.ceiling = value
@@ -254,6 +255,29 @@ struct Implementation {
     }
 }
 
+extension Implementation {
+    /// The C program's round of GETs, then `decode` run on the same body once per request in this
+    /// process at the same concurrency: what a GET plus the decoder's own work costs with nothing
+    /// between them. Its CPU per request is the sum of the two; its rate is one request's time
+    /// plus one decode's.
+    static func programThenDecode(
+        _ name: String, path: String, url: URL, decode: @escaping @Sendable (Data) throws -> Void
+    ) -> Implementation {
+        let program = Implementation.program(name, path: path, url: url)
+        return Implementation(name: name) { count, concurrency, status in
+            let fetched = try await program.measure(count, concurrency, status)
+            let body = try await rawGET(url)
+            let decoded = try await measureRequests(count: count, concurrency: concurrency, status: nil) {
+                try decode(body)
+            }
+            return Sample(
+                requestsPerSecond: 1 / (1 / fetched.requestsPerSecond + 1 / decoded.requestsPerSecond),
+                cpuMicrosecondsPerRequest: fetched.cpuMicrosecondsPerRequest + decoded.cpuMicrosecondsPerRequest,
+                newConnections: fetched.newConnections, contextSwitchesPerRequest: fetched.contextSwitchesPerRequest)
+        }
+    }
+}
+
 struct ProgramFailure: Error, CustomStringConvertible {
     let path: String
     let status: Int32
@@ -289,7 +313,7 @@ func median(_ values: [Double]) -> Double {
 guard let settings = Settings.parse(Array(CommandLine.arguments.dropFirst())) else {
     FileHandle.standardError.write(
         Data(
-            "usage: courier-bench --base URL [--status URL] [--quick] [--rounds N] [--output FILE] [--only TEXT] [--implementation TEXT] [--ceiling PATH] [--tls-base URL --h2-base URL --ca FILE] [--ws-base URL --http-echo-base URL [--ws-python PYTHON]]\n"
+            "usage: courier-bench --base URL [--status URL] [--quick] [--rounds N] [--output FILE] [--only TEXT] [--implementation TEXT]... (repeatable) [--ceiling PATH] [--tls-base URL --h2-base URL --ca FILE] [--ws-base URL --http-echo-base URL [--ws-python PYTHON]]\n"
                 .utf8))
     exit(64)
 }
@@ -431,9 +455,14 @@ func network(
             { try await request(courierCurl) }),
         .requests("Courier, CurlTransport, 2 loops", { try await request(courierCurlTwoLoops) }),
     ]
-    if let ceiling = settings.ceiling, !decode {
+    if let ceiling = settings.ceiling {
+        let url = settings.base.appendingPathComponent(path)
         implementations.append(
-            .program("libcurl from C (ceiling)", path: ceiling, url: settings.base.appendingPathComponent(path)))
+            decode
+                ? .programThenDecode(
+                    "libcurl from C + JSONDecoder (reference)", path: ceiling, url: url,
+                    decode: { _ = try JSONDecoder().decode(Page.self, from: $0) })
+                : .program("libcurl from C (ceiling)", path: ceiling, url: url))
     }
     return implementations
 }
@@ -519,10 +548,13 @@ let scenarios = plainScenarios + tlsScenarios(settings, scale: scale) + webSocke
             + "| peak RSS + |")
     print("|---|---|---:|---|---:|---:|---:|---:|---:|")
     for var scenario in scenarios where settings.only.map(scenario.name.contains) ?? true {
-        if let wanted = settings.implementation {
+        if !settings.implementations.isEmpty {
             // "=NAME" keeps only the implementation named exactly so (for profiling one of them).
-            scenario.implementations = scenario.implementations.filter {
-                wanted.hasPrefix("=") ? $0.name == wanted.dropFirst() : $0.name.contains(wanted)
+            scenario.implementations = scenario.implementations.filter { implementation in
+                settings.implementations.contains { wanted in
+                    wanted.hasPrefix("=")
+                        ? implementation.name == wanted.dropFirst() : implementation.name.contains(wanted)
+                }
             }
         }
         for implementation in scenario.implementations {

@@ -53,23 +53,58 @@ struct CurlLoopsTests {
         #expect(connections >= 3, "only \(connections) connections: the loops were not all used")
     }
 
+    /// The name of the thread a response was decoded on, whatever its body.
+    private static func decodedThread(_ path: Path) -> Request<String> {
+        Request(path: path) { _, _ in Thread.current.name ?? "" }
+    }
+
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     @Test(
-        "a caller on the executor is resumed on a loop thread; a large body is decoded off it, a small one on it",
+        "a caller on the executor is resumed on a loop thread; a body up to 64 KB is decoded there while the loop is idle, a larger one off it",
         arguments: [1, 3])
     func executorDecoding(loops: Int) async throws {
         let transport = CurlTransport(configuration: .init(loops: loops))
         let client = APIClient(baseURL: files, transport: transport)
         let executor = try #require(transport.executor)
 
-        let (large, small) = try await withTaskExecutorPreference(executor) {
-            let large = try await client.send(.get("static/page.json", as: ThreadProbe.self))
+        let (page, small, large) = try await withTaskExecutorPreference(executor) {
+            let page = try await client.send(.get("static/page.json", as: ThreadProbe.self))
             let small = try await client.send(.get("peer", as: ThreadProbe.self))
-            return (large, small)
+            let large = try await client.send(Self.decodedThread("bytes/65537"))
+            return (page, small, large)
         }
 
-        #expect(!large.thread.hasPrefix("courier-curl"), "decoded 31 KB on \(large.thread)")
+        #expect(page.thread.hasPrefix("courier-curl"), "decoded 31 KB on \(page.thread) with the loop idle")
         #expect(small.thread.hasPrefix("courier-curl"), "decoded a small body on \(small.thread)")
+        #expect(!large.hasPrefix("courier-curl"), "decoded 64 KB + 1 on \(large), a loop thread")
+    }
+
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    @Test("a caller on the executor decodes an 8 KB body off the loop while another transfer runs on it")
+    func executorDecodingOnBusyLoop() async throws {
+        let transport = CurlTransport(configuration: .init(loops: 1))
+        let client = APIClient(baseURL: files, transport: transport)
+        let stalled = APIClient(baseURL: faults, transport: transport)
+        let executor = try #require(transport.executor)
+        // Headers, then nothing for 30 s: a transfer that stays on the loop until it is cancelled.
+        let stall = Task { try await stalled.send(Request(path: "stall", timeout: .seconds(50), as: Data.self)) }
+        defer { stall.cancel() }
+
+        // The stalled transfer reaches the loop at some point after the task starts: from then on
+        // every body of 4 KB or more leaves the loop.
+        let start = ContinuousClock.now
+        var threads: [String] = []
+        while ContinuousClock.now - start < .seconds(25) {
+            let thread = try await withTaskExecutorPreference(executor) {
+                try await client.send(Self.decodedThread("bytes/8192"))
+            }
+            threads.append(thread)
+            if !thread.hasPrefix("courier-curl") { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(
+            threads.last?.hasPrefix("courier-curl") == false, "every 8 KB body decoded on a busy loop: \(threads.count)"
+        )
     }
 
     @Test("with two slots, 60 requests started at once all complete")

@@ -7,22 +7,48 @@ enum LoopThreadHop {
     /// (tens of microseconds), more than decoding a few kilobytes.
     static let decodingThreshold = 4 * 1024
 
+    /// Bodies up to this size are decoded on a loop thread that has nothing else to do (no other
+    /// transfer, WebSocket or command waiting): the bytes are warm there and no one waits behind
+    /// them. Decoding 64 KB of JSON takes about half a millisecond, the longest a request made
+    /// meanwhile waits for the loop.
+    static let idleLoopDecodingLimit = 64 * 1024
+
+    /// What a registered check knows of the calling thread.
+    package enum CallingThread {
+        /// Not a loop thread of the check's transport kind.
+        case other
+        /// A loop thread with nothing else to do.
+        case idleLoop
+        /// A loop thread with other work in hand.
+        case busyLoop
+    }
+
     /// Whether work on a body of `size` bytes should leave the calling thread: the body is at least
-    /// ``decodingThreshold`` and the thread is one of `transport`'s loops.
+    /// ``decodingThreshold`` and the thread is one of `transport`'s loops, busy with other work or
+    /// the body larger than ``idleLoopDecodingLimit``.
     static func shouldMove(size: Int, transport: any HTTPTransport) -> Bool {
         guard size >= decodingThreshold else { return false }
-        if let loops = transport as? any LoopThreadTransport, loops.isOnLoopThread { return true }
         // A transport that wraps a loop transport (a user's decorator) declares nothing, but its
-        // caller may still be resumed on a loop thread.
-        return loopThreadChecks.withLock { $0 }.contains { $0() }
+        // caller may still be resumed on a loop thread: the registered checks see every loop.
+        for check in loopThreadChecks.withLock({ $0 }) {
+            switch check() {
+            case .other: continue
+            case .idleLoop: return size > idleLoopDecodingLimit
+            case .busyLoop: return true
+            }
+        }
+        // A loop transport of another kind: its loop may be busy.
+        if let loops = transport as? any LoopThreadTransport, loops.isOnLoopThread { return true }
+        return false
     }
 
     /// Checks that tell whether the calling thread is a loop thread of any transport of a kind
-    /// (CurlTransport registers one): heavy work leaves such a thread whoever the caller is.
-    private static let loopThreadChecks = Locked<[@Sendable () -> Bool]>([])
+    /// (CurlTransport registers one), and whether that loop is idle: heavy work leaves a busy loop's
+    /// thread whoever the caller is.
+    private static let loopThreadChecks = Locked<[@Sendable () -> CallingThread]>([])
 
     /// Adds a check that tells whether the calling thread is one of a transport kind's loops.
-    package static func register(loopThreadCheck: @escaping @Sendable () -> Bool) {
+    package static func register(loopThreadCheck: @escaping @Sendable () -> CallingThread) {
         loopThreadChecks.withLock { $0.append(loopThreadCheck) }
     }
 

@@ -60,6 +60,8 @@ final class CurlLoop: @unchecked Sendable {
     /// Transfers waiting for a slot, in arrival order and by deadline.
     private var waiting = DeadlineQueue<CurlTransfer>()
     private var pool: [Handle] = []
+    /// Commands of the current turn not yet carried out (see ``isIdle``).
+    private var commandsLeftInTurn = 0
     /// Open WebSockets, the sockets to poll besides libcurl's, and the one read buffer they share.
     private var webSockets: [ObjectIdentifier: CurlWebSocket] = [:]
     private var pollSockets: [ccurl_waitfd] = []
@@ -86,6 +88,13 @@ final class CurlLoop: @unchecked Sendable {
             turnUntilShutdown()
         }
         thread.start()
+    }
+
+    /// Whether the loop has nothing in hand but the job it runs: no transfer running or waiting,
+    /// no WebSocket, no command queued or left in this turn. Asked on the loop thread only.
+    var isIdle: Bool {
+        running.isEmpty && waiting.isEmpty && webSockets.isEmpty && commandsLeftInTurn == 0
+            && inbox.withLock { $0.commands.isEmpty }
     }
 
     /// Whether the calling thread is this loop's.
@@ -173,7 +182,8 @@ final class CurlLoop: @unchecked Sendable {
                 defer { inbox.commands.removeAll(keepingCapacity: true) }
                 return inbox.commands
             }
-            for command in commands {
+            for (index, command) in commands.enumerated() {
+                commandsLeftInTurn = commands.count - index - 1
                 switch command {
                 case .start(let transfer): add(transfer)
                 case .job(let work): work()

@@ -65,9 +65,10 @@ public final class CurlTransport: HTTPStreamingTransport {
     /// The transport's loop threads as a task executor: code run with
     /// `withTaskExecutorPreference(transport.executor) { … }` continues on a loop thread when a
     /// response arrives, saving the two thread switches of each request. ``APIClient`` decodes a
-    /// body of more than a few kilobytes off the loop, on the cooperative pool, so decoding never
-    /// holds up the loop's other transfers; keep other heavy work out of such code too: while it
-    /// runs, no other transfer of that loop moves. `nil` when libcurl is unavailable.
+    /// body of 4 KiB or more off the loop, on the cooperative pool, when the loop has other work in
+    /// hand or the body is over 64 KiB, so decoding never holds up the loop's other transfers; keep
+    /// other heavy work out of such code too: while it runs, no other transfer of that loop moves.
+    /// `nil` when libcurl is unavailable.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     public var executor: (any TaskExecutor)? { loops }
 
@@ -162,5 +163,8 @@ extension CurlTransport: LoopThreadTransport {
 
     /// Tells ``LoopThreadHop`` whether a thread is any CurlTransport's loop, once per process: a
     /// caller of a transport that wraps this one is resumed there too.
-    private static let registeredLoopThreadCheck: Void = LoopThreadHop.register { ccourier_current_loop() != nil }
+    private static let registeredLoopThreadCheck: Void = LoopThreadHop.register {
+        guard let loop = ccourier_current_loop() else { return .other }
+        return Unmanaged<CurlLoop>.fromOpaque(loop).takeUnretainedValue().isIdle ? .idleLoop : .busyLoop
+    }
 }
