@@ -58,25 +58,66 @@ struct CurlLoopsTests {
         Request(path: path) { _, _ in Thread.current.name ?? "" }
     }
 
+    /// An error body that notes the thread it was decoded on.
+    private struct ThreadNotingError: ServerErrorBody {
+        let thread: String
+        init(from decoder: any Decoder) throws {
+            thread = Thread.current.name ?? ""
+        }
+    }
+
+    /// A failing route whose error body notes its thread.
+    private struct FailingRoute: Route {
+        typealias ErrorBody = ThreadNotingError
+        let pad: Int
+        var path: Path { "status/500" }
+        var query: Query { ["pad": String(pad)] }
+    }
+
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     @Test(
-        "a caller on the executor is resumed on a loop thread; a body up to 64 KB is decoded there while the loop is idle, a larger one off it",
+        "a caller on the executor is resumed on a loop thread; a body up to 16 KiB is decoded there while the loop is idle, a larger one off it",
         arguments: [1, 3])
     func executorDecoding(loops: Int) async throws {
         let transport = CurlTransport(configuration: .init(loops: loops))
         let client = APIClient(baseURL: files, transport: transport)
         let executor = try #require(transport.executor)
 
-        let (page, small, large) = try await withTaskExecutorPreference(executor) {
-            let page = try await client.send(.get("static/page.json", as: ThreadProbe.self))
+        let (small, limit, past, page) = try await withTaskExecutorPreference(executor) {
             let small = try await client.send(.get("peer", as: ThreadProbe.self))
-            let large = try await client.send(Self.decodedThread("bytes/65537"))
-            return (page, small, large)
+            let limit = try await client.send(Self.decodedThread("bytes/16384"))
+            let past = try await client.send(Self.decodedThread("bytes/16385"))
+            let page = try await client.send(.get("static/page.json", as: ThreadProbe.self))
+            return (small, limit, past, page)
         }
 
-        #expect(page.thread.hasPrefix("courier-curl"), "decoded 31 KB on \(page.thread) with the loop idle")
         #expect(small.thread.hasPrefix("courier-curl"), "decoded a small body on \(small.thread)")
-        #expect(!large.hasPrefix("courier-curl"), "decoded 64 KB + 1 on \(large), a loop thread")
+        #expect(limit.hasPrefix("courier-curl"), "decoded 16 KiB on \(limit) with the loop idle")
+        #expect(!past.hasPrefix("courier-curl"), "decoded 16 KiB + 1 on \(past), a loop thread")
+        #expect(!page.thread.hasPrefix("courier-curl"), "decoded 31 KB on \(page.thread), a loop thread")
+    }
+
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    @Test("a caller on the executor decodes an error body over 16 KiB off the loop, a small one on the idle loop")
+    func executorErrorBody() async throws {
+        let transport = CurlTransport(configuration: .init(loops: 1))
+        let client = APIClient(baseURL: faults, transport: transport)
+        let executor = try #require(transport.executor)
+
+        func errorThread(pad: Int) async -> String? {
+            await withTaskExecutorPreference(executor) {
+                do {
+                    _ = try await client.send(FailingRoute(pad: pad), as: Data.self)
+                    return nil
+                } catch {
+                    return (error as? APIError)?.errorBody(as: ThreadNotingError.self)?.thread
+                }
+            }
+        }
+        let large = await errorThread(pad: 20_000)
+        let small = await errorThread(pad: 10)
+        #expect(large.map { !$0.hasPrefix("courier-curl") } == true, "a 20 KB error body decoded on \(large ?? "-")")
+        #expect(small?.hasPrefix("courier-curl") == true, "a small error body decoded on \(small ?? "-")")
     }
 
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
@@ -91,20 +132,39 @@ struct CurlLoopsTests {
         defer { stall.cancel() }
 
         // The stalled transfer reaches the loop at some point after the task starts: from then on
-        // every body of 4 KB or more leaves the loop.
+        // every body of 4 KB or more leaves the loop (five in a row).
         let start = ContinuousClock.now
         var threads: [String] = []
-        while ContinuousClock.now - start < .seconds(25) {
+        while ContinuousClock.now - start < .seconds(25),
+            threads.suffix(5).filter({ !$0.hasPrefix("courier") }).count < 5
+        {
             let thread = try await withTaskExecutorPreference(executor) {
                 try await client.send(Self.decodedThread("bytes/8192"))
             }
             threads.append(thread)
-            if !thread.hasPrefix("courier-curl") { break }
-            try await Task.sleep(for: .milliseconds(20))
+            if thread.hasPrefix("courier-curl") { try await Task.sleep(for: .milliseconds(20)) }
         }
         #expect(
-            threads.last?.hasPrefix("courier-curl") == false, "every 8 KB body decoded on a busy loop: \(threads.count)"
-        )
+            threads.suffix(5).allSatisfy { !$0.hasPrefix("courier-curl") } && threads.count >= 5,
+            "8 KB bodies decoded on a busy loop: \(threads.suffix(5))")
+    }
+
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    @Test(
+        "a caller on the executor decodes an 8 KB body off the loop while a WebSocket is open on it",
+        .enabled(if: LocalServers.webSocket != nil))
+    func executorDecodingBesideWebSocket() async throws {
+        let transport = CurlTransport(configuration: .init(loops: 1))
+        let client = APIClient(baseURL: files, transport: transport)
+        let sockets = APIClient(baseURL: try #require(LocalServers.webSocket), transport: transport)
+        let executor = try #require(transport.executor)
+        let socket = try await sockets.webSocket(.socket("echo"))
+
+        let thread = try await withTaskExecutorPreference(executor) {
+            try await client.send(Self.decodedThread("bytes/8192"))
+        }
+        try await socket.close()
+        #expect(!thread.hasPrefix("courier-curl"), "decoded 8 KB on \(thread) beside an open WebSocket")
     }
 
     @Test("with two slots, 60 requests started at once all complete")

@@ -10,7 +10,7 @@ the count. Paths:
   /ok                 200 with a small JSON body
   /echo               200, the raw request head as the body (what was or was not sent)
   /close-next         200 "first", keeps the connection, resets it on the next request unanswered
-  /status/N           status N with a JSON message
+  /status/N           status N with a JSON message (?pad=S: padded with S bytes of "x")
   /reset-mid-body     Content-Length 1000, 100 bytes, then a TCP reset
   /short-body         Content-Length 1000, 100 bytes, then close
   /bad-chunk          chunked, with a chunk size that is not hexadecimal
@@ -183,7 +183,10 @@ def serve(connection, path, query, head, received, port):
         send(response(200, json.dumps({"count": value}).encode(), [("Content-Type", "application/json")]))
     elif path.startswith("/status/"):
         code = int(path.split("/")[2])
-        send(response(code, json.dumps({"message": f"status {code}"}).encode(), [("Content-Type", "application/json")], reason="Status"))
+        message = {"message": f"status {code}"}
+        if "pad" in query:
+            message["pad"] = "x" * int(query["pad"])
+        send(response(code, json.dumps(message).encode(), [("Content-Type", "application/json")], reason="Status"))
     elif path == "/sink":
         send(response(200, json.dumps({"bytes": received}).encode(), [("Content-Type", "application/json")]))
     elif path == "/reset-mid-body":

@@ -131,7 +131,10 @@ public struct APIClient: HTTPClient {
         let response = try await runChain(request, record: record, options: options)
         let sent = record.lastRequest
         guard endpoint.acceptableStatuses.contains(response.status) else {
-            let body = try? decoder.decode(E.ErrorBody.self, from: response.body)
+            let body =
+                LoopThreadHop.shouldMove(size: response.body.count, transport: transport)
+                ? try? await LoopThreadHop.runOnPool { try decoder.decode(E.ErrorBody.self, from: response.body) }
+                : try? decoder.decode(E.ErrorBody.self, from: response.body)
             throw APIError(
                 .unacceptableStatus(response.status), message: "the server answered \(response.status)",
                 request: sent, response: response, errorBody: body
