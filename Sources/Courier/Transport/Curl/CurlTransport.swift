@@ -66,9 +66,10 @@ public final class CurlTransport: HTTPStreamingTransport {
     /// `withTaskExecutorPreference(transport.executor) { … }` continues on a loop thread when a
     /// response arrives, saving the two thread switches of each request. ``APIClient`` decodes a
     /// body of 4 KiB or more off the loop, on the cooperative pool, when the loop has other work in
-    /// hand or the body is over 16 KiB, so decoding never holds up the loop's other transfers; keep
-    /// other heavy work out of such code too: while it runs, no other transfer of that loop moves.
-    /// `nil` when libcurl is unavailable.
+    /// hand or the body is over 16 KiB, so decoding never holds up a transfer in progress (one
+    /// started during a decode on an idle loop waits for it, a few milliseconds at most for JSON);
+    /// keep other heavy work out of such code too: while it runs, no other transfer of that loop
+    /// moves. `nil` when libcurl is unavailable.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     public var executor: (any TaskExecutor)? { loops }
 
