@@ -79,7 +79,9 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, R
 
     /// Every value for a name, in order.
     public func values(for name: Name) -> [String] {
-        fields.filter { $0.name == name }.map(\.value)
+        var values: [String] = []
+        for field in fields where field.name == name { values.append(field.value) }
+        return values
     }
 
     /// Whether a field with that name is present.
@@ -118,6 +120,7 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, R
     /// Adds the fields of `defaults` whose names this list does not have yet.
     public func adding(defaults: HTTPHeaders) -> HTTPHeaders {
         var merged = self
+        if !defaults.fields.isEmpty { merged.fields.reserveCapacity(fields.count + defaults.fields.count) }
         for field in defaults where !contains(field.name) {
             merged.fields.append(field)
         }

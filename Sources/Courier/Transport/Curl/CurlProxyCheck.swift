@@ -9,13 +9,27 @@ enum CurlProxyCheck {
     static let schemes: Set<String> = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
 
     /// The environment variables libcurl reads a proxy from.
-    static let environmentVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+    static var environmentVariables: [String] { environmentVariableNames.map(\.description) }
+
+    /// The same names as C strings, so that reading them allocates nothing (a `String` passed to
+    /// `getenv` is copied to a new C string each time).
+    private static let environmentVariableNames: [StaticString] = [
+        "http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+    ]
 
     /// The proxy URLs the environment sets, read with `getenv` name by name: cheap enough for every
     /// request (`ProcessInfo`'s `environment` builds a dictionary of every variable each time it is
-    /// read: reading it five times per request cost 150 µs of CPU, more than libcurl's whole request).
+    /// read: reading it five times per request cost 150 µs of CPU, more than libcurl's whole
+    /// request). With none set, nothing is allocated.
     static func environmentProxies() -> [String] {
-        environmentVariables.compactMap { name in getenv(name).map { String(cString: $0) } }
+        var proxies: [String] = []
+        for name in environmentVariableNames {
+            // A string literal's bytes end with a NUL.
+            if let value = getenv(UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) {
+                proxies.append(String(cString: value))
+            }
+        }
+        return proxies
     }
 
     /// Why the configuration's proxy settings cannot be used, or `nil` when they can. The text shows

@@ -25,6 +25,8 @@ extension CurlTransfer {
         let endsChallenge = endsAtOriginChallenge && endsChallengeHead(line)
         guard consumer != nil else {
             // Only the size limit and the body's capacity need the head now: look for Content-Length.
+            // Room for a usual head at once, rather than growing line by line.
+            if rawHead.isEmpty { rawHead.reserveCapacity(512) }
             rawHead.append(contentsOf: line)
             return noteContentLength(line) && (!endsChallenge || stop(OriginChallenge()))
         }

@@ -157,8 +157,11 @@ final class CurlTransfer: @unchecked Sendable {
         }
         // A caller's Proxy-Authorization (any Proxy-* header) is for the proxy: never the origin's,
         // through a tunnel or directly. Without a proxy in use it goes nowhere.
-        let proxyFields = HTTPHeaders(headers.filter { Self.isProxyHeader($0.name) })
-        headers = HTTPHeaders(headers.filter { !Self.isProxyHeader($0.name) })
+        var proxyFields = HTTPHeaders()
+        if headers.contains(where: { Self.isProxyHeader($0.name) }) {
+            proxyFields = HTTPHeaders(headers.filter { Self.isProxyHeader($0.name) })
+            headers = HTTPHeaders(headers.filter { !Self.isProxyHeader($0.name) })
+        }
         headerList = Self.makeHeaderList(
             headers, acceptEncoding: leavesBodyEncoded ? ContentDecoder.acceptedCodings : nil)
         proxyHeaderList = proxyFields.isEmpty ? nil : Self.makeProxyHeaderList(proxyFields)

@@ -62,6 +62,8 @@ struct ResponseHeadParser {
             throw Malformed(reason: "a header line has no name")
         }
         let value = Self.trimmed(bytes[(colon + 1)...])
+        // Room for a usual head at once, rather than growing through 1, 2, 4 and 8 fields.
+        if fields.isEmpty { fields.reserveCapacity(16) }
         fields.append(HTTPHeaders.Field(name: HTTPHeaders.Name(bytes: bytes[..<colon]), value: value))
     }
 
