@@ -120,8 +120,11 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, R
     /// Adds the fields of `defaults` whose names this list does not have yet.
     public func adding(defaults: HTTPHeaders) -> HTTPHeaders {
         var merged = self
-        if !defaults.fields.isEmpty { merged.fields.reserveCapacity(fields.count + defaults.fields.count) }
         for field in defaults where !contains(field.name) {
+            // Room for every default at the first one missing (none missing: no copy at all).
+            if merged.fields.count == fields.count {
+                merged.fields.reserveCapacity(fields.count + defaults.fields.count)
+            }
             merged.fields.append(field)
         }
         return merged
