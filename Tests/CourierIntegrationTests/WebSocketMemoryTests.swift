@@ -94,8 +94,11 @@ struct WebSocketMemoryTests {
             }
         }
         let peak = try #require(ProcessMemory.peakBytes())
-        // About 240 bytes a ping were their frames queued: 46 MB.
-        #expect(peak - before < 16 << 20, "the peak resident size grew by \(peak - before) bytes")
+        // The churn of 1,000 tasks at a time costs the heap up to 22 MB by itself when this runs
+        // after the large-body suites (2026-12-03: 16 MB was the bound, and failed one run in
+        // three); pings that queue a frame each instead of joining the queued one (planted) grew
+        // it by 37.6 MB. The bound sits between the two.
+        #expect(peak - before < 28 << 20, "the peak resident size grew by \(peak - before) bytes")
         await #expect(throws: APIError.self) { try await socket.close() }
         for task in stuck { _ = await task.result }
     }
