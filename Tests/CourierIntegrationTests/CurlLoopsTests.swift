@@ -127,15 +127,19 @@ struct CurlLoopsTests {
         let client = APIClient(baseURL: files, transport: transport)
         let stalled = APIClient(baseURL: faults, transport: transport)
         let executor = try #require(transport.executor)
-        // Headers, then nothing for 30 s: a transfer that stays on the loop until it is cancelled.
-        let stall = Task { try await stalled.send(Request(path: "stall", timeout: .seconds(50), as: Data.self)) }
+        // Headers, then nothing for 120 s: a transfer that stays on the loop until it is cancelled.
+        // (With 30 s, one run of the whole suite on a loaded machine made four requests in 25 s.)
+        let stall = Task {
+            try await stalled.send(
+                Request(path: "stall", query: ["seconds": "120"], timeout: .seconds(150), as: Data.self))
+        }
         defer { stall.cancel() }
 
         // The stalled transfer reaches the loop at some point after the task starts: from then on
         // every body of 4 KB or more leaves the loop (five in a row).
         let start = ContinuousClock.now
         var threads: [String] = []
-        while ContinuousClock.now - start < .seconds(25),
+        while ContinuousClock.now - start < .seconds(100),
             threads.suffix(5).filter({ !$0.hasPrefix("courier") }).count < 5
         {
             let thread = try await withTaskExecutorPreference(executor) {

@@ -27,7 +27,7 @@ the count. Paths:
   /encoded?coding=C   200 with Content-Encoding: C (whatever was asked for) and a few bytes
   /endless            a chunked body that never ends
   /no-response        reads the request, never answers
-  /stall              headers (Content-Length 100), then nothing
+  /stall              headers (Content-Length 100), then nothing (for ?seconds=N, 30 by default)
   /drip               20 bytes, one every 0.3 s
   /redirect-loop      302 to itself
   /cross-port         302 to /echo on the second port
@@ -235,7 +235,7 @@ def serve(connection, path, query, head, received, port):
             pass
     elif path == "/stall":
         send(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n")
-        time.sleep(30)
+        time.sleep(min(float(query.get("seconds", "30")), 300))
     elif path == "/drip":
         send(b"HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n")
         for _ in range(20):
