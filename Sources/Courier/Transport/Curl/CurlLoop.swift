@@ -62,9 +62,6 @@ final class CurlLoop: @unchecked Sendable {
     private var pool: [Handle] = []
     /// Commands of the current turn not yet carried out (see ``isIdle``).
     private var commandsLeftInTurn = 0
-    /// The commands of the turn in hand, swapped with the inbox's (loop thread only): both arrays
-    /// keep their storage, so a turn allocates none.
-    private var turnCommands: [Command] = []
     /// Open WebSockets, the sockets to poll besides libcurl's, and the one read buffer they share.
     private var webSockets: [ObjectIdentifier: CurlWebSocket] = [:]
     private var pollSockets: [ccurl_waitfd] = []
@@ -180,14 +177,13 @@ final class CurlLoop: @unchecked Sendable {
         ccourier_set_current_loop(Unmanaged.passUnretained(self).toOpaque())
         var stillRunning: Int32 = 0
         while true {
-            inbox.withLock { inbox in
+            let commands = inbox.withLock { inbox in
                 inbox.isAsleep = false
-                swap(&inbox.commands, &turnCommands)
+                defer { inbox.commands.removeAll(keepingCapacity: true) }
+                return inbox.commands
             }
-            let count = turnCommands.count
-            for index in 0..<count {
-                let command = turnCommands[index]
-                commandsLeftInTurn = count - index - 1
+            for (index, command) in commands.enumerated() {
+                commandsLeftInTurn = commands.count - index - 1
                 switch command {
                 case .start(let transfer): add(transfer)
                 case .job(let work): work()
@@ -201,12 +197,10 @@ final class CurlLoop: @unchecked Sendable {
                 case .wake: break
                 case .shutdown:
                     // Commands queued after the shutdown in the same turn end as late ones do.
-                    tearDown(leftovers: Array(turnCommands[(index + 1)...]))
-                    turnCommands.removeAll()
+                    tearDown(leftovers: Array(commands[(index + 1)...]))
                     return
                 }
             }
-            turnCommands.removeAll(keepingCapacity: true)
             ccurl_multi_perform(multi, &stillRunning)
             collectFinished()
             var wait = expireTransfers()
