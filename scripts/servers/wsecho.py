@@ -5,7 +5,9 @@ WebSocket channel tests.
     wsecho.py [--tls CERT KEY] [--lifetime SECONDS]
 
 Announces `Listening at: http://127.0.0.1:PORT` (https with --tls; connect with ws:// or wss://).
-permessage-deflate is agreed when the client offers it. Paths:
+permessage-deflate is agreed when the client offers it. It sends no keepalive pings of its own (the
+package's default is one every 20 s, which a test waiting on a silent connection would read when a
+loaded machine stretches it past 20 s). Paths:
 - any path not below: echoes every message back as it came (text as text, binary as binary);
 - /first-frame: the 101 head and a first text frame "first" leave in one write (one packet), then echo;
 - /unauthorized: refuses the handshake with `401` and the body "token expired";
@@ -96,6 +98,7 @@ async def main(arguments):
         process_request=process_request,
         process_response=process_response,
         max_size=16 << 20,
+        ping_interval=None,
         # Small buffers: a client that stops reading holds the server up soon.
         write_limit=1 << 16,
     ) as server:
