@@ -62,6 +62,9 @@ final class CurlLoop: @unchecked Sendable {
     private var pool: [Handle] = []
     /// Commands of the current turn not yet carried out (see ``isIdle``).
     private var commandsLeftInTurn = 0
+    /// The commands of the turn in hand, swapped with the inbox's (loop thread only): both arrays
+    /// keep their storage, so a turn allocates none.
+    private var turnCommands: [Command] = []
     /// Open WebSockets, the sockets to poll besides libcurl's, and the one read buffer they share.
     private var webSockets: [ObjectIdentifier: CurlWebSocket] = [:]
     private var pollSockets: [ccurl_waitfd] = []
@@ -177,13 +180,14 @@ final class CurlLoop: @unchecked Sendable {
         ccourier_set_current_loop(Unmanaged.passUnretained(self).toOpaque())
         var stillRunning: Int32 = 0
         while true {
-            let commands = inbox.withLock { inbox in
+            inbox.withLock { inbox in
                 inbox.isAsleep = false
-                defer { inbox.commands.removeAll(keepingCapacity: true) }
-                return inbox.commands
+                swap(&inbox.commands, &turnCommands)
             }
-            for (index, command) in commands.enumerated() {
-                commandsLeftInTurn = commands.count - index - 1
+            let count = turnCommands.count
+            for index in 0..<count {
+                let command = turnCommands[index]
+                commandsLeftInTurn = count - index - 1
                 switch command {
                 case .start(let transfer): add(transfer)
                 case .job(let work): work()
@@ -197,10 +201,12 @@ final class CurlLoop: @unchecked Sendable {
                 case .wake: break
                 case .shutdown:
                     // Commands queued after the shutdown in the same turn end as late ones do.
-                    tearDown(leftovers: Array(commands[(index + 1)...]))
+                    tearDown(leftovers: Array(turnCommands[(index + 1)...]))
+                    turnCommands.removeAll()
                     return
                 }
             }
+            turnCommands.removeAll(keepingCapacity: true)
             ccurl_multi_perform(multi, &stillRunning)
             collectFinished()
             var wait = expireTransfers()
