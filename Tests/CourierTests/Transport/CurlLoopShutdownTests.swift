@@ -49,4 +49,49 @@ struct CurlLoopShutdownTests {
         let result = try #require(outcome.withLock { $0 }, "the transfer queued behind the shutdown never ended")
         #expect(result.failure is CancellationError)
     }
+
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    @Test("the stopped loop keeps nothing that was queued behind its shutdown")
+    func nothingKeptAfterShutdown() async throws {
+        let configuration = CurlTransport.Configuration(loops: 1)
+        let loops = try #require(CurlLoops(configuration: configuration))
+        let loop = loops.loops[0]
+        let held = Locked((started: false, released: false))
+        let blocker = Task(executorPreference: loops) {
+            held.withLock { $0.started = true }
+            while !held.withLock({ $0.released }) { _ = usleep(1_000) }
+        }
+        while !held.withLock({ $0.started }) { try await Task.sleep(for: .milliseconds(1)) }
+
+        weak var released: CurlTransfer?
+        let ended = Locked(false)
+        let queued = Locked(false)
+        do {
+            let transfer = try CurlTransfer(
+                request: HTTPRequest(url: try #require(URL(string: "http://127.0.0.1:9/never"))),
+                budget: .seconds(5), configuration: configuration, consumer: nil)
+            released = transfer
+            Task {
+                _ = await Result {
+                    try await withUnsafeThrowingContinuation { continuation in
+                        if transfer.begin(continuation) {
+                            loop.shutdown()
+                            loop.start(transfer)
+                        }
+                        queued.withLock { $0 = true }
+                    }
+                }
+                ended.withLock { $0 = true }
+            }
+        }
+        while !queued.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        held.withLock { $0.released = true }
+        await blocker.value
+
+        let deadline = ContinuousClock.now + .seconds(10)
+        while released != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(ended.withLock { $0 }, "the transfer behind the shutdown ended")
+        #expect(released == nil, "the stopped loop still holds the transfer queued behind its shutdown")
+        withExtendedLifetime(loops) {}
+    }
 }
