@@ -17,16 +17,10 @@ struct CurlLoopIdleTests {
 
         // Hold the loop thread so that the next two jobs wait in one batch: the loop takes both
         // out of its inbox at once, so only its count of the turn's commands left sees the second.
-        let held = Locked((started: false, released: false))
-        let blocker = Task(executorPreference: loops) {
-            held.withLock { $0.started = true }
-            while !held.withLock({ $0.released }) { _ = usleep(1_000) }
-        }
-        while !held.withLock({ $0.started }) { try await Task.sleep(for: .milliseconds(1)) }
+        let hold = try await LoopHold(loops)
         let first = Task(executorPreference: loops) { loop.isIdle }
         let second = Task(executorPreference: loops) { loop.isIdle }
-        held.withLock { $0.released = true }
-        await blocker.value
+        await hold.release()
 
         #expect(await first.value == false, "the second job waits behind the first in the same turn")
         #expect(await second.value, "nothing is left behind the last job of the turn")
